@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Zoned-reorder core: the service-time model (pure: time comes in as an
+ * argument).
+ *
+ * This file owns the in-service list, the parallelism limit, the "not
+ * before" start time and the scheduling step zr_service_run().  Each
+ * command in service completes independently at start + cost, like a
+ * controller with max_parallel independent back-end units; commands due
+ * at the same time complete in start order.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "hw/block/zoned-reorder/service.h"
+#include "trace.h"
+
+static bool zr_service_config_check(const ZrServiceConfig *cfg, Error **errp)
+{
+    if (cfg->block_size && !is_power_of_2(cfg->block_size)) {
+        error_setg(errp, "service model block size %u is not a power of two",
+                   cfg->block_size);
+        return false;
+    }
+    return true;
+}
+
+bool zr_service_init(ZrService *s, const ZrServiceConfig *cfg, Error **errp)
+{
+    memset(s, 0, sizeof(*s));
+    QTAILQ_INIT(&s->in_service);
+    return zr_service_set_config(s, cfg, errp);
+}
+
+/*
+ * Change latencies or the limit at run time (QOM properties).  Commands in
+ * service keep their completion time; a lower limit only holds back new
+ * starts.
+ */
+bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
+                           Error **errp)
+{
+    if (!zr_service_config_check(cfg, errp)) {
+        return false;
+    }
+    s->cfg = *cfg;
+    if (!s->cfg.block_size) {
+        s->cfg.block_size = 4096;
+    }
+    return true;
+}
+
+/* Fixed cost plus the per-4 KiB cost for every started 4 KiB; saturates. */
+uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op, uint64_t len)
+{
+    uint64_t bs = cfg->block_size ? cfg->block_size : 4096;
+    uint64_t units, xfer, lo, hi;
+
+    assert(op < ZR_OP__MAX);
+    if (len > UINT64_MAX / bs) {
+        return UINT64_MAX;
+    }
+    units = (len * bs) / 4096 + !!((len * bs) % 4096);
+    mulu64(&lo, &hi, units, cfg->xfer_ns_per_4k[op]);
+    if (hi) {
+        return UINT64_MAX;
+    }
+    xfer = lo;
+    if (xfer > UINT64_MAX - cfg->lat_ns[op]) {
+        return UINT64_MAX;
+    }
+    return cfg->lat_ns[op] + xfer;
+}
+
+bool zr_service_slot_free(const ZrService *s)
+{
+    return !s->cfg.max_parallel || s->busy < s->cfg.max_parallel;
+}
+
+bool zr_service_can_start(const ZrService *s, int64_t now)
+{
+    return zr_service_slot_free(s) && now >= s->not_before_ns;
+}
+
+/*
+ * Put @cmd in service at @now and return its completion time.  Starting
+ * when zr_service_can_start() is false is a device bug.
+ */
+int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
+{
+    uint64_t cost = zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
+    int64_t done;
+    ZrCmd *c;
+
+    assert(zr_service_can_start(s, now));
+    assert(now >= 0);
+    done = cost > (uint64_t)(ZR_SERVICE_NEVER - 1 - now)
+           ? ZR_SERVICE_NEVER - 1 : now + (int64_t)cost;
+    cmd->done_ns = done;
+    cmd->svc_order = s->next_order++;
+
+    /* Keep the list sorted by completion time; equal times in start order. */
+    QTAILQ_FOREACH_REVERSE(c, &s->in_service, svc_link) {
+        if (c->done_ns <= done) {
+            break;
+        }
+    }
+    if (c) {
+        QTAILQ_INSERT_AFTER(&s->in_service, c, cmd, svc_link);
+    } else {
+        QTAILQ_INSERT_HEAD(&s->in_service, cmd, svc_link);
+    }
+
+    s->busy++;
+    s->stats.starts++;
+    s->stats.busy_max = MAX(s->stats.busy_max, s->busy);
+    s->stats.busy_ns += done - now;
+    trace_zr_service_start(s, cmd->seq, zr_op_name(cmd->op), now, done,
+                           s->busy);
+    return done;
+}
+
+/* The next command whose service time is over by @now, its slot freed. */
+ZrCmd *zr_service_pop_done(ZrService *s, int64_t now)
+{
+    ZrCmd *cmd = QTAILQ_FIRST(&s->in_service);
+
+    if (!cmd || cmd->done_ns > now) {
+        return NULL;
+    }
+    QTAILQ_REMOVE(&s->in_service, cmd, svc_link);
+    s->busy--;
+    s->stats.completions++;
+    trace_zr_service_done(s, cmd->seq, now, s->busy);
+    return cmd;
+}
+
+int64_t zr_service_next_completion(const ZrService *s)
+{
+    ZrCmd *cmd = QTAILQ_FIRST(&s->in_service);
+
+    return cmd ? cmd->done_ns : ZR_SERVICE_NEVER;
+}
+
+/*
+ * Hold every start until @not_before (the wake-up hook): a UFS link in
+ * hibernate must exit H8 before the device sees the command.  Later calls
+ * can only push the time further out.
+ */
+void zr_service_delay_starts(ZrService *s, int64_t not_before)
+{
+    if (not_before > s->not_before_ns) {
+        s->not_before_ns = not_before;
+        trace_zr_service_delay(s, not_before);
+    }
+}
+
+/* Take @cmd out of service early, freeing its slot; false if not in it. */
+bool zr_service_cancel(ZrService *s, ZrCmd *cmd)
+{
+    ZrCmd *c;
+
+    QTAILQ_FOREACH(c, &s->in_service, svc_link) {
+        if (c == cmd) {
+            QTAILQ_REMOVE(&s->in_service, cmd, svc_link);
+            s->busy--;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Controller reset: drop everything in service; no callbacks. */
+void zr_service_flush(ZrService *s)
+{
+    ZrCmd *cmd;
+
+    while ((cmd = QTAILQ_FIRST(&s->in_service))) {
+        QTAILQ_REMOVE(&s->in_service, cmd, svc_link);
+    }
+    s->busy = 0;
+    s->not_before_ns = 0;
+}
+
+/*
+ * One scheduling step at @now: complete every command due (releasing its
+ * slot, then ops->complete), then start commands in policy order while a
+ * slot is free and @now is not before the wake-up time (ops->start).
+ * Completions come first so freed slots are reused at once; a command
+ * with zero latency started here completes in the *next* step, at the
+ * same @now, so a device's start and complete callbacks never nest.
+ *
+ * Returns the time of the next step: the next completion, or the wake-up
+ * time if starts are held, or ZR_SERVICE_NEVER when idle.
+ */
+int64_t zr_service_run(ZrService *s, ZrDispatch *d, int64_t now,
+                       const ZrServiceOps *ops, void *opaque)
+{
+    int64_t next;
+    ZrCmd *cmd;
+
+    while ((cmd = zr_service_pop_done(s, now))) {
+        zr_dispatch_complete(d, cmd);
+        ops->complete(opaque, cmd);
+    }
+
+    while (zr_service_can_start(s, now) && (cmd = zr_dispatch_pick(d))) {
+        int64_t done = zr_service_start(s, cmd, now);
+
+        ops->start(opaque, cmd, done);
+    }
+
+    next = zr_service_next_completion(s);
+    if (zr_dispatch_nr_pending(d) && zr_service_slot_free(s) &&
+        now < s->not_before_ns) {
+        s->stats.delayed_kicks++;
+        next = MIN(next, s->not_before_ns);
+    }
+    return next;
+}

@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Zoned-reorder core: the I/O side of the zone model.
+ *
+ * This file owns write-pointer checks and advances: writes (ZBC-2 "Writing
+ * in sequential write required zones", ZNS 1.1 "Writing in Zones"), zone
+ * append (ZNS 1.1 "Zone Append command"), the optional URSWRZ=0 style read
+ * checks, and the read-only/offline injection hooks.  A device calls
+ * zr_zone_write()/zr_zone_append() when a command *starts*, so the start
+ * order chosen by the dispatch engine is the order the write pointer sees.
+ */
+
+#include "qemu/osdep.h"
+#include "hw/block/zoned-reorder/zone.h"
+#include "zone-internal.h"
+#include "trace.h"
+
+/*
+ * The checks of a write of @len blocks at @lba, without side effects; on
+ * ZR_OK *@idx is the zone index.  Order: range, zone condition, gap,
+ * write pointer, boundary, resources (the same order as QEMU's NVMe model
+ * uses, so each front-end reports the first problem a host would expect).
+ */
+static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
+                                    uint64_t len, uint32_t *idx)
+{
+    const ZrZone *z;
+
+    if (!zr_zone_range_ok(m, lba, len)) {
+        return ZR_ERR_LBA_OUT_OF_RANGE;
+    }
+    *idx = lba >> m->zone_shift;
+    z = &m->zones[*idx];
+
+    if (!zr_zone_is_seq(z)) {
+        /*
+         * ZBC-2: writes may span conventional zones but not run into a
+         * sequential write required zone (WRITE BOUNDARY VIOLATION).
+         */
+        if (len > ((uint64_t)m->cfg.nr_conv << m->zone_shift) - lba) {
+            return ZR_ERR_BOUNDARY;
+        }
+        return ZR_OK;
+    }
+    /* A zero-length write transfers nothing and changes nothing (SBC). */
+    if (len == 0) {
+        return ZR_OK;
+    }
+
+    switch (z->cond) {
+    case ZR_COND_OFFLINE:
+        return ZR_ERR_OFFLINE;
+    case ZR_COND_READ_ONLY:
+        return ZR_ERR_READ_ONLY;
+    case ZR_COND_FULL:
+        return ZR_ERR_ZONE_FULL;
+    default:
+        break;
+    }
+    if (lba >= z->start + z->cap) {
+        return ZR_ERR_GAP;
+    }
+    if (lba != z->wp) {
+        return ZR_ERR_UNALIGNED_WRITE;
+    }
+    if (len > z->start + z->cap - lba) {
+        return ZR_ERR_BOUNDARY;
+    }
+    return zr_zone_check_resources(m, z);
+}
+
+/*
+ * Commit @len blocks at the write pointer of a checked zone.  An EMPTY or
+ * CLOSED zone is implicitly opened first (ZBC-2 ZC1/ZC4 -> ZC2, ZNS
+ * ZSE/ZSC -> ZSIO), closing another implicitly open zone if the open
+ * limit requires it; reaching the capacity makes the zone FULL, which
+ * gives both resources back.
+ */
+static void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len)
+{
+    if (z->cond == ZR_COND_EMPTY || z->cond == ZR_COND_CLOSED) {
+        zr_zone_make_room(m, z);
+        zr_zone_assign_cond(m, z, ZR_COND_IMP_OPEN);
+        m->stats.implicit_opens++;
+    }
+    z->lru = ++m->lru_clock;
+    z->wp += len;
+    if (z->wp == z->start + z->cap) {
+        zr_zone_assign_cond(m, z, ZR_COND_FULL);
+    }
+}
+
+ZrResult zr_zone_write_check(const ZrZoneModel *m, uint64_t lba,
+                             uint64_t len)
+{
+    uint32_t idx;
+
+    return zr_zone_check_write(m, lba, len, &idx);
+}
+
+ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len)
+{
+    uint32_t idx = 0;
+    ZrResult res = zr_zone_check_write(m, lba, len, &idx);
+    ZrZone *z;
+
+    if (res != ZR_OK) {
+        trace_zr_err_zone_write(lba, len, zr_zone_range_ok(m, lba, len) ?
+                                m->zones[idx].wp : 0, zr_result_name(res));
+        return zr_zone_count(m, res);
+    }
+    z = &m->zones[idx];
+    if (zr_zone_is_seq(z) && len) {
+        zr_zone_advance(m, z, len);
+    }
+    m->stats.writes++;
+    m->stats.blocks_written += len;
+    trace_zr_zone_write(lba, len, idx, z->wp);
+    return ZR_OK;
+}
+
+/*
+ * Zone append (ZNS 1.1): @zslba must be the start of a sequential zone;
+ * the data goes at the write pointer, which is returned in *@lba_out.
+ * The zone condition, boundary and resource rules are those of a write.
+ */
+ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
+                        uint64_t *lba_out)
+{
+    ZrResult res;
+    ZrZone *z = NULL;
+
+    if (zslba >= m->cfg.nr_blocks) {
+        res = ZR_ERR_LBA_OUT_OF_RANGE;
+    } else if (zslba & (m->cfg.zone_size - 1)) {
+        res = ZR_ERR_NOT_ZONE_START;
+    } else {
+        z = zr_zone_at(m, zslba);
+        if (!zr_zone_is_seq(z)) {
+            res = ZR_ERR_CONVENTIONAL;
+        } else if (z->cond == ZR_COND_OFFLINE) {
+            res = ZR_ERR_OFFLINE;
+        } else if (z->cond == ZR_COND_READ_ONLY) {
+            res = ZR_ERR_READ_ONLY;
+        } else if (z->cond == ZR_COND_FULL) {
+            res = ZR_ERR_ZONE_FULL;
+        } else if (len > z->start + z->cap - z->wp) {
+            res = ZR_ERR_BOUNDARY;
+        } else {
+            res = zr_zone_check_resources(m, z);
+        }
+    }
+    if (res != ZR_OK) {
+        trace_zr_err_zone_append(zslba, len, zr_result_name(res));
+        return zr_zone_count(m, res);
+    }
+
+    *lba_out = z->wp;
+    if (len) {
+        zr_zone_advance(m, z, len);
+    }
+    m->stats.appends++;
+    m->stats.blocks_written += len;
+    trace_zr_zone_append(zslba, len, *lba_out, z->wp);
+    return ZR_OK;
+}
+
+/*
+ * Reads are unrestricted with ZBC-2 URSWRZ=1 (what Linux requires) and in
+ * ZNS, except that an OFFLINE zone cannot be read.  A ZBC front-end that
+ * reports URSWRZ=0, or wants gap zones to fail reads, passes @flags:
+ * ZR_READ_CHECK_WP (ATTEMPT TO READ INVALID DATA), ZR_READ_CHECK_BOUNDARY
+ * (READ BOUNDARY VIOLATION), ZR_READ_CHECK_GAP (ATTEMPT TO ACCESS GAP
+ * ZONE).  The first problem in LBA order is returned.
+ */
+ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
+                            uint64_t len, unsigned flags)
+{
+    uint64_t end = lba + len;
+    uint64_t pos = lba;
+
+    if (!zr_zone_range_ok(m, lba, len)) {
+        return ZR_ERR_LBA_OUT_OF_RANGE;
+    }
+    while (pos < end) {
+        const ZrZone *z = &m->zones[pos >> m->zone_shift];
+        uint64_t zend = z->start + z->size;
+        uint64_t seg_end = MIN(end, zend);
+
+        if (z->cond == ZR_COND_OFFLINE) {
+            return ZR_ERR_OFFLINE;
+        }
+        if (zr_zone_is_seq(z)) {
+            if ((flags & ZR_READ_CHECK_BOUNDARY) &&
+                (lba < z->start || end > zend)) {
+                return ZR_ERR_BOUNDARY;
+            }
+            if ((flags & ZR_READ_CHECK_GAP) && seg_end > z->start + z->cap) {
+                return ZR_ERR_GAP;
+            }
+            if ((flags & ZR_READ_CHECK_WP) && seg_end > z->wp) {
+                return ZR_ERR_READ_BEYOND_WP;
+            }
+        }
+        pos = seg_end;
+    }
+    return ZR_OK;
+}
+
+/*
+ * Error injection: make the zone containing @lba READ ONLY or OFFLINE, as
+ * media failures do (ZBC-2 ZC6/ZC7, ZNS ZSRO/ZSO).  Resources held by the
+ * zone are given back.  OFFLINE is final; READ ONLY can still go OFFLINE.
+ */
+static ZrResult zr_zone_inject(ZrZoneModel *m, uint64_t lba, ZrZoneCond cond)
+{
+    ZrZone *z = zr_zone_at(m, lba);
+
+    if (!z) {
+        return ZR_ERR_LBA_OUT_OF_RANGE;
+    }
+    if (!zr_zone_is_seq(z)) {
+        return ZR_ERR_CONVENTIONAL;
+    }
+    if (z->cond == ZR_COND_OFFLINE) {
+        return z->cond == cond ? ZR_OK : ZR_ERR_OFFLINE;
+    }
+    zr_zone_assign_cond(m, z, cond);
+    return ZR_OK;
+}
+
+ZrResult zr_zone_set_read_only(ZrZoneModel *m, uint64_t lba)
+{
+    return zr_zone_inject(m, lba, ZR_COND_READ_ONLY);
+}
+
+ZrResult zr_zone_set_offline(ZrZoneModel *m, uint64_t lba)
+{
+    return zr_zone_inject(m, lba, ZR_COND_OFFLINE);
+}

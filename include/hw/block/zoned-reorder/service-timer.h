@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Zoned-reorder core: the service model on QEMU_CLOCK_VIRTUAL.
+ *
+ * A thin adapter that runs zr_service_run() now and again when its one
+ * QEMUTimer fires, so a device gets "start when allowed, complete at time
+ * T" from two callbacks and no timer code of its own:
+ *
+ *     zr_dispatch_submit(&s->dispatch, &req->zr);   (for each new command)
+ *     zr_service_timer_kick(&s->sched);             (after the batch)
+ *     ...ops->start(req) at the start time, ops->complete(req) at T...
+ *
+ * Under qtest QEMU_CLOCK_VIRTUAL only moves with clock_step, so the start
+ * and completion times are exact and tests are deterministic.
+ */
+
+#ifndef HW_BLOCK_ZONED_REORDER_SERVICE_TIMER_H
+#define HW_BLOCK_ZONED_REORDER_SERVICE_TIMER_H
+
+#include "qemu/timer.h"
+#include "hw/block/zoned-reorder/service.h"
+
+typedef struct ZrServiceTimer {
+    ZrService *svc;
+    ZrDispatch *dispatch;
+    const ZrServiceOps *ops;
+    void *opaque;
+    QEMUTimer *timer;
+    bool running;           /* inside zr_service_run() */
+    bool again;             /* kicked while running */
+} ZrServiceTimer;
+
+void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
+                           ZrDispatch *dispatch, const ZrServiceOps *ops,
+                           void *opaque);
+void zr_service_timer_cleanup(ZrServiceTimer *t);
+void zr_service_timer_kick(ZrServiceTimer *t);
+void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns);
+bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd);
+void zr_service_timer_reset(ZrServiceTimer *t, ZrCmdFn *fn, void *opaque);
+
+#endif

@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Unit tests of the zoned-reorder service-time model
+ * (hw/block/zoned-reorder/service.c): costs, exact start and completion
+ * times through zr_service_run(), the parallelism limit, zero latency,
+ * the wake-up (not before) hook, and how the reorder policy chooses among
+ * the commands waiting for a slot.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "hw/block/zoned-reorder/service.h"
+
+#define MAX_CMDS 64
+#define MAX_EVENTS 128
+
+typedef struct Event {
+    char kind;          /* 'S'tart or 'C'omplete */
+    uint32_t tag;
+    int64_t now;
+    int64_t done;       /* for starts */
+} Event;
+
+typedef struct Fixture {
+    ZrDispatch d;
+    ZrService s;
+    ZrCmd cmds[MAX_CMDS];
+    unsigned nr_cmds;
+    Event ev[MAX_EVENTS];
+    unsigned nr_ev;
+    int64_t now;
+    /* complete() submits a write with this tag once, if non-zero */
+    uint32_t follow_up_tag;
+} Fixture;
+
+static void fx_start(void *opaque, ZrCmd *cmd, int64_t done)
+{
+    Fixture *f = opaque;
+
+    g_assert_cmpuint(f->nr_ev, <, MAX_EVENTS);
+    g_assert_cmpint(cmd->state, ==, ZR_CMD_STARTED);
+    g_assert_cmpint(cmd->done_ns, ==, done);
+    f->ev[f->nr_ev++] = (Event){ 'S', cmd->tag, f->now, done };
+}
+
+static ZrCmd *fx_submit(Fixture *f, uint32_t tag, ZrOp op, uint64_t len);
+
+static void fx_complete(void *opaque, ZrCmd *cmd)
+{
+    Fixture *f = opaque;
+
+    g_assert_cmpuint(f->nr_ev, <, MAX_EVENTS);
+    g_assert_cmpint(cmd->state, ==, ZR_CMD_IDLE);
+    g_assert_cmpint(cmd->done_ns, <=, f->now);
+    f->ev[f->nr_ev++] = (Event){ 'C', cmd->tag, f->now, 0 };
+    if (f->follow_up_tag) {
+        fx_submit(f, f->follow_up_tag, ZR_OP_WRITE, 1);
+        f->follow_up_tag = 0;
+    }
+}
+
+static const ZrServiceOps fx_ops = {
+    .start = fx_start,
+    .complete = fx_complete,
+};
+
+static void fx_init(Fixture *f, ZrPolicy policy, uint32_t max_parallel)
+{
+    ZrDispatchConfig dcfg = {
+        .policy = policy,
+        .spec = ZR_SPEC_LOWEST_SLOT,
+        .nr_queues = 1,
+    };
+    ZrServiceConfig scfg = {
+        .lat_ns = {
+            [ZR_OP_READ] = 100,
+            [ZR_OP_WRITE] = 200,
+            [ZR_OP_APPEND] = 250,
+            [ZR_OP_ZONE_MGMT] = 1000,
+            [ZR_OP_OTHER] = 0,
+        },
+        .max_parallel = max_parallel,
+    };
+
+    memset(f, 0, sizeof(*f));
+    g_assert_true(zr_dispatch_init(&f->d, &dcfg, &error_abort));
+    g_assert_true(zr_service_init(&f->s, &scfg, &error_abort));
+}
+
+static void fx_cleanup(Fixture *f)
+{
+    zr_service_flush(&f->s);
+    zr_dispatch_flush(&f->d, NULL, NULL);
+    zr_dispatch_cleanup(&f->d);
+}
+
+static ZrCmd *fx_submit(Fixture *f, uint32_t tag, ZrOp op, uint64_t len)
+{
+    ZrCmd *c;
+
+    g_assert_cmpuint(f->nr_cmds, <, MAX_CMDS);
+    c = &f->cmds[f->nr_cmds++];
+    zr_cmd_init(c, tag, 0, op, 0, len, f);
+    zr_dispatch_submit(&f->d, c);
+    return c;
+}
+
+/* One scheduling step at @now; returns the next step's time. */
+static int64_t fx_run(Fixture *f, int64_t now)
+{
+    f->now = now;
+    return zr_service_run(&f->s, &f->d, now, &fx_ops, f);
+}
+
+/* Step from event to event until idle. */
+static void fx_run_all(Fixture *f, int64_t now)
+{
+    int64_t next = fx_run(f, now);
+
+    while (next != ZR_SERVICE_NEVER) {
+        g_assert_cmpint(next, >=, f->now);
+        next = fx_run(f, next);
+    }
+}
+
+static void assert_events(Fixture *f, const Event *want, unsigned n)
+{
+    unsigned i;
+
+    for (i = 0; i < MAX(n, f->nr_ev); i++) {
+        if (i >= n || i >= f->nr_ev || f->ev[i].kind != want[i].kind ||
+            f->ev[i].tag != want[i].tag || f->ev[i].now != want[i].now ||
+            f->ev[i].done != want[i].done) {
+            g_test_message("event %u: got %c%u@%" PRId64 "(%" PRId64
+                           ") want %c%u@%" PRId64 "(%" PRId64 ")", i,
+                           i < f->nr_ev ? f->ev[i].kind : '-',
+                           i < f->nr_ev ? f->ev[i].tag : 0,
+                           i < f->nr_ev ? f->ev[i].now : 0,
+                           i < f->nr_ev ? f->ev[i].done : 0,
+                           i < n ? want[i].kind : '-',
+                           i < n ? want[i].tag : 0,
+                           i < n ? want[i].now : 0,
+                           i < n ? want[i].done : 0);
+        }
+    }
+    g_assert_cmpuint(f->nr_ev, ==, n);
+    for (i = 0; i < n; i++) {
+        g_assert_cmpint(f->ev[i].kind, ==, want[i].kind);
+        g_assert_cmpuint(f->ev[i].tag, ==, want[i].tag);
+        g_assert_cmpint(f->ev[i].now, ==, want[i].now);
+        g_assert_cmpint(f->ev[i].done, ==, want[i].done);
+    }
+}
+
+#define ASSERT_EVENTS(f, ...) do {                                      \
+        static const Event want_[] = { __VA_ARGS__ };                   \
+        assert_events((f), want_, ARRAY_SIZE(want_));                   \
+    } while (0)
+
+#define S(tag, now, done) { 'S', (tag), (now), (done) }
+#define C(tag, now) { 'C', (tag), (now), 0 }
+
+/* ------------------------------------------------------------------------ */
+
+static void test_cost(void)
+{
+    ZrServiceConfig cfg = {
+        .lat_ns = { [ZR_OP_WRITE] = 100, [ZR_OP_READ] = 7 },
+        .xfer_ns_per_4k = { [ZR_OP_WRITE] = 10 },
+        .block_size = 512,
+    };
+
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 0), ==, 100);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 1), ==, 110);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 8), ==, 110);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 9), ==, 120);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 256), ==, 420);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_READ, 256), ==, 7);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_OTHER, 256), ==, 0);
+    /* 4 KiB blocks: one unit per block. */
+    cfg.block_size = 4096;
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 3), ==, 130);
+    /* Block size 0 means 4096. */
+    cfg.block_size = 0;
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 3), ==, 130);
+    /* Saturates instead of wrapping. */
+    cfg.lat_ns[ZR_OP_WRITE] = UINT64_MAX - 5;
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 1), ==,
+                     UINT64_MAX);
+    cfg.lat_ns[ZR_OP_WRITE] = 0;
+    cfg.xfer_ns_per_4k[ZR_OP_WRITE] = UINT64_MAX / 2;
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, 3), ==,
+                     UINT64_MAX);
+    g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, UINT64_MAX), ==,
+                     UINT64_MAX);
+}
+
+/* Two back-end units: the third command waits for the first to finish. */
+static void test_parallel_two(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 2);
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    fx_submit(&f, 2, ZR_OP_READ, 1);
+    fx_submit(&f, 3, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 0), ==, 100);
+    g_assert_cmpuint(f.s.busy, ==, 2);
+    g_assert_cmpuint(zr_dispatch_nr_pending(&f.d), ==, 1);
+    g_assert_false(zr_service_can_start(&f.s, 0));
+    /* Nothing is due before 100. */
+    g_assert_cmpint(fx_run(&f, 99), ==, 100);
+    g_assert_cmpint(fx_run(&f, 100), ==, 200);
+    g_assert_cmpint(fx_run(&f, 200), ==, 300);
+    g_assert_cmpint(fx_run(&f, 300), ==, ZR_SERVICE_NEVER);
+    ASSERT_EVENTS(&f,
+                  S(1, 0, 200), S(2, 0, 100),
+                  C(2, 100), S(3, 100, 300),
+                  C(1, 200),
+                  C(3, 300));
+    g_assert_cmpuint(f.s.stats.starts, ==, 3);
+    g_assert_cmpuint(f.s.stats.completions, ==, 3);
+    g_assert_cmpuint(f.s.stats.busy_max, ==, 2);
+    g_assert_cmpuint(f.s.stats.busy_ns, ==, 500);
+    g_assert_cmpuint(f.d.stats.completed, ==, 3);
+    fx_cleanup(&f);
+}
+
+static void test_parallel_one(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 1);
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    fx_submit(&f, 2, ZR_OP_WRITE, 1);
+    fx_submit(&f, 3, ZR_OP_READ, 1);
+    fx_run_all(&f, 1000);
+    ASSERT_EVENTS(&f,
+                  S(1, 1000, 1200),
+                  C(1, 1200), S(2, 1200, 1400),
+                  C(2, 1400), S(3, 1400, 1500),
+                  C(3, 1500));
+    g_assert_cmpuint(f.s.stats.busy_max, ==, 1);
+    fx_cleanup(&f);
+}
+
+static void test_parallel_unlimited(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 0);
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    fx_submit(&f, 2, ZR_OP_APPEND, 1);
+    fx_submit(&f, 3, ZR_OP_READ, 1);
+    fx_submit(&f, 4, ZR_OP_ZONE_MGMT, 0);
+    fx_run_all(&f, 0);
+    ASSERT_EVENTS(&f,
+                  S(1, 0, 200), S(2, 0, 250), S(3, 0, 100), S(4, 0, 1000),
+                  C(3, 100), C(1, 200), C(2, 250), C(4, 1000));
+    g_assert_cmpuint(f.s.stats.busy_max, ==, 4);
+    fx_cleanup(&f);
+}
+
+/* Zero latency: started in one step, completed in the next, same time. */
+static void test_zero_latency(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 1);
+    fx_submit(&f, 1, ZR_OP_OTHER, 0);
+    fx_submit(&f, 2, ZR_OP_OTHER, 0);
+    g_assert_cmpint(fx_run(&f, 50), ==, 50);
+    ASSERT_EVENTS(&f, S(1, 50, 50));
+    g_assert_cmpint(fx_run(&f, 50), ==, 50);
+    g_assert_cmpint(fx_run(&f, 50), ==, ZR_SERVICE_NEVER);
+    ASSERT_EVENTS(&f,
+                  S(1, 50, 50),
+                  C(1, 50), S(2, 50, 50),
+                  C(2, 50));
+    fx_cleanup(&f);
+}
+
+/* Equal completion times complete in start order. */
+static void test_ties(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_REVERSE, 0);
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    fx_submit(&f, 2, ZR_OP_WRITE, 1);
+    fx_submit(&f, 3, ZR_OP_WRITE, 1);
+    fx_run_all(&f, 0);
+    ASSERT_EVENTS(&f,
+                  S(3, 0, 200), S(2, 0, 200), S(1, 0, 200),
+                  C(3, 200), C(2, 200), C(1, 200));
+    fx_cleanup(&f);
+}
+
+/* The wake-up hook holds starts; completions still happen. */
+static void test_not_before(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 2);
+    fx_submit(&f, 1, ZR_OP_READ, 1);
+    g_assert_cmpint(fx_run(&f, 0), ==, 100);
+    zr_service_delay_starts(&f.s, 500);
+    zr_service_delay_starts(&f.s, 300);     /* cannot move it earlier */
+    g_assert_cmpint(f.s.not_before_ns, ==, 500);
+    fx_submit(&f, 2, ZR_OP_READ, 1);
+    g_assert_cmpint(fx_run(&f, 10), ==, 100);
+    g_assert_cmpint(fx_run(&f, 100), ==, 500);
+    g_assert_cmpint(fx_run(&f, 499), ==, 500);
+    g_assert_false(zr_service_can_start(&f.s, 499));
+    g_assert_true(zr_service_can_start(&f.s, 500));
+    g_assert_cmpint(fx_run(&f, 500), ==, 600);
+    g_assert_cmpint(fx_run(&f, 600), ==, ZR_SERVICE_NEVER);
+    ASSERT_EVENTS(&f,
+                  S(1, 0, 100),
+                  C(1, 100),
+                  S(2, 500, 600),
+                  C(2, 600));
+    g_assert_cmpuint(f.s.stats.delayed_kicks, ==, 3);
+    fx_cleanup(&f);
+}
+
+/*
+ * One unit and the UFS legacy `spec` policy: each time the unit frees, the
+ * lowest pending slot starts, including slots rung meanwhile.
+ */
+static void test_policy_under_load(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_SPEC, 1);
+    fx_submit(&f, 7, ZR_OP_WRITE, 1);
+    fx_submit(&f, 3, ZR_OP_WRITE, 1);
+    fx_submit(&f, 5, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 0), ==, 200);
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);           /* rung at 100 */
+    g_assert_cmpint(fx_run(&f, 100), ==, 200);
+    fx_run_all(&f, 200);
+    ASSERT_EVENTS(&f,
+                  S(3, 0, 200),
+                  C(3, 200), S(1, 200, 400),
+                  C(1, 400), S(5, 400, 600),
+                  C(5, 600), S(7, 600, 800),
+                  C(7, 800));
+    g_assert_cmpuint(f.d.stats.starts_reordered, ==, 3);
+    fx_cleanup(&f);
+}
+
+/* A completion callback may submit: the new command starts at once. */
+static void test_submit_from_complete(void)
+{
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 1);
+    fx_submit(&f, 1, ZR_OP_READ, 1);
+    f.follow_up_tag = 9;
+    fx_run_all(&f, 0);
+    ASSERT_EVENTS(&f,
+                  S(1, 0, 100),
+                  C(1, 100), S(9, 100, 300),
+                  C(9, 300));
+    fx_cleanup(&f);
+}
+
+static void test_cancel_flush(void)
+{
+    ZrCmd *c1, *c2;
+    Fixture f;
+
+    fx_init(&f, ZR_POLICY_NONE, 1);
+    c1 = fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    c2 = fx_submit(&f, 2, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 0), ==, 200);
+    /* Abort the command in service: its slot is free at once. */
+    g_assert_true(zr_service_cancel(&f.s, c1));
+    g_assert_false(zr_service_cancel(&f.s, c1));
+    zr_dispatch_complete(&f.d, c1);
+    g_assert_true(zr_service_slot_free(&f.s));
+    g_assert_cmpint(zr_service_next_completion(&f.s), ==, ZR_SERVICE_NEVER);
+    g_assert_cmpint(fx_run(&f, 10), ==, 210);
+    ASSERT_EVENTS(&f, S(1, 0, 200), S(2, 10, 210));
+    g_assert_cmpint(c2->state, ==, ZR_CMD_STARTED);
+
+    /* Reset: nothing in service, no wake-up time left. */
+    zr_service_delay_starts(&f.s, 1000);
+    zr_service_flush(&f.s);
+    zr_dispatch_flush(&f.d, NULL, NULL);
+    g_assert_cmpuint(f.s.busy, ==, 0);
+    g_assert_cmpint(f.s.not_before_ns, ==, 0);
+    g_assert_cmpint(c2->state, ==, ZR_CMD_IDLE);
+    g_assert_cmpint(fx_run(&f, 20), ==, ZR_SERVICE_NEVER);
+    fx_cleanup(&f);
+}
+
+static void test_config(void)
+{
+    ZrServiceConfig cfg = { .block_size = 3 };
+    Error *err = NULL;
+    ZrService s;
+    Fixture f;
+
+    g_assert_false(zr_service_init(&s, &cfg, &err));
+    g_assert_nonnull(strstr(error_get_pretty(err), "block size 3"));
+    error_free(err);
+
+    /* Latency changes apply to commands started afterwards. */
+    fx_init(&f, ZR_POLICY_NONE, 1);
+    fx_submit(&f, 1, ZR_OP_READ, 1);
+    fx_submit(&f, 2, ZR_OP_READ, 1);
+    g_assert_cmpint(fx_run(&f, 0), ==, 100);
+    cfg = f.s.cfg;
+    cfg.lat_ns[ZR_OP_READ] = 40;
+    g_assert_true(zr_service_set_config(&f.s, &cfg, &error_abort));
+    fx_run_all(&f, 100);
+    ASSERT_EVENTS(&f, S(1, 0, 100), C(1, 100), S(2, 100, 140), C(2, 140));
+    fx_cleanup(&f);
+}
+
+/* A huge latency parks the command near the end of time, no overflow. */
+static void test_huge_latency(void)
+{
+    Fixture f;
+    ZrServiceConfig cfg;
+
+    fx_init(&f, ZR_POLICY_NONE, 0);
+    cfg = f.s.cfg;
+    cfg.lat_ns[ZR_OP_WRITE] = UINT64_MAX;
+    g_assert_true(zr_service_set_config(&f.s, &cfg, &error_abort));
+    fx_submit(&f, 1, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 1000), ==, ZR_SERVICE_NEVER - 1);
+    g_assert_cmpint(f.cmds[0].done_ns, ==, ZR_SERVICE_NEVER - 1);
+    fx_cleanup(&f);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    g_test_add_func("/zoned-reorder/service/cost", test_cost);
+    g_test_add_func("/zoned-reorder/service/parallel/two", test_parallel_two);
+    g_test_add_func("/zoned-reorder/service/parallel/one", test_parallel_one);
+    g_test_add_func("/zoned-reorder/service/parallel/unlimited",
+                    test_parallel_unlimited);
+    g_test_add_func("/zoned-reorder/service/zero-latency",
+                    test_zero_latency);
+    g_test_add_func("/zoned-reorder/service/ties", test_ties);
+    g_test_add_func("/zoned-reorder/service/not-before", test_not_before);
+    g_test_add_func("/zoned-reorder/service/policy-under-load",
+                    test_policy_under_load);
+    g_test_add_func("/zoned-reorder/service/submit-from-complete",
+                    test_submit_from_complete);
+    g_test_add_func("/zoned-reorder/service/cancel-flush",
+                    test_cancel_flush);
+    g_test_add_func("/zoned-reorder/service/config", test_config);
+    g_test_add_func("/zoned-reorder/service/huge-latency",
+                    test_huge_latency);
+    return g_test_run();
+}
