@@ -17,6 +17,11 @@ B ?= build
 override B := $(abspath $(B))
 CONFIG := $(B)/config.mk
 
+# ccache across checkouts: paths below the repository are hashed relative
+# to it, so a fresh clone elsewhere on the same machine hits the cache.
+export CCACHE_BASEDIR := $(SRC)
+export CCACHE_NOHASHDIR := 1
+
 QEMU_BUILD := $(B)/qemu
 QEMU := $(QEMU_BUILD)/qemu-system-x86_64
 QEMU_IMG := $(QEMU_BUILD)/qemu-img
@@ -69,6 +74,13 @@ UNIT_TESTS = $(shell test -f $(QEMU_BUILD)/build.ninja && \
 unit-build: qemu-overlay
 	@t="$(UNIT_TESTS)"; [ -z "$$t" ] || ninja -C $(QEMU_BUILD) $$t
 
+# Our device qtests (tests/qtest/zr-*-test), listed once `qemu` has let
+# meson pick up new ones.
+qtest-build: qemu
+	@t=$$(ninja -C $(QEMU_BUILD) -t targets all 2>/dev/null | \
+	    sed -n 's|^\(tests/qtest/zr-[a-z0-9-]*-test\): c_LINKER.*|\1|p'); \
+	[ -z "$$t" ] || ninja -C $(QEMU_BUILD) $$t
+
 # --- guest -----------------------------------------------------------------
 .PHONY: guest-images
 ifneq ($(wildcard guest/guest.mk),)
@@ -82,10 +94,10 @@ endif
 CHECK_ENV = B=$(B) SRC=$(SRC) QEMU=$(QEMU) QEMU_IMG=$(QEMU_IMG) \
             GUEST_KERNEL=$(GUEST_KERNEL) GUEST_INITRAMFS=$(GUEST_INITRAMFS)
 
-check: qemu unit-build guest-images
+check: qemu unit-build qtest-build guest-images
 	$(CHECK_ENV) scripts/check
 
-check-full: qemu unit-build guest-images
+check-full: qemu unit-build qtest-build guest-images
 	$(CHECK_ENV) scripts/check --full
 
 run: qemu guest-images

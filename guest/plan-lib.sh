@@ -1,0 +1,138 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Helpers for guest test plans (bash).  Installed in the initramfs as
+# /usr/lib/zr/plan-lib.sh; /init exports its path as ZR_LIB, so a plan starts
+#
+#     #!/bin/bash
+#     . "$ZR_LIB"
+#
+# Output protocol (parsed by scripts/run-guest):
+#     ok N - description          a passed check (TAP)
+#     not ok N - description      a failed check (TAP)
+#     # text                      a comment (TAP diagnostic)
+#     1..N                        the plan line, printed by zr_done
+#     Bail out! reason            the plan gave up (zr_bail)
+#     ZR-RESULT key=value ...     machine-readable results (zr_result)
+# The exit status of the plan (zr_done: 0 iff every check passed and there
+# was at least one) becomes /init's ZR-VERDICT.
+
+ZR_TESTS=0
+ZR_FAILED=0
+
+# zr_diag TEXT...: print a TAP comment line per line of TEXT.
+zr_diag() {
+    local line
+    printf '%s\n' "$*" | while IFS= read -r line; do printf '# %s\n' "$line"; done
+}
+
+# zr_pass DESC / zr_fail DESC [DETAIL...]: record one check.
+zr_pass() {
+    ZR_TESTS=$((ZR_TESTS + 1))
+    printf 'ok %d - %s\n' "$ZR_TESTS" "$1"
+}
+zr_fail() {
+    ZR_TESTS=$((ZR_TESTS + 1))
+    ZR_FAILED=$((ZR_FAILED + 1))
+    printf 'not ok %d - %s\n' "$ZR_TESTS" "$1"
+    shift
+    local d
+    for d in "$@"; do zr_diag "$d"; done
+}
+
+# zr_is DESC GOT WANT: pass iff GOT equals WANT (as strings).
+zr_is() {
+    if [ "$2" = "$3" ]; then
+        zr_pass "$1"
+    else
+        zr_fail "$1" "got:  '$2'" "want: '$3'"
+    fi
+}
+
+# zr_check DESC CMD [ARGS...]: pass iff CMD succeeds; its output is shown
+# as diagnostics when it fails.
+zr_check() {
+    local desc=$1 out rc=0
+    shift
+    out=$("$@" 2>&1) || rc=$?
+    if [ $rc -eq 0 ]; then
+        zr_pass "$desc"
+    else
+        zr_fail "$desc" "command: $*" "exit status: $rc" "$out"
+    fi
+    return $rc
+}
+
+# zr_result KEY=VALUE...: one machine-readable line.
+zr_result() {
+    printf 'ZR-RESULT %s\n' "$*"
+}
+
+# zr_bail REASON: give up; the verdict is FAIL.
+zr_bail() {
+    printf 'Bail out! %s\n' "$*"
+    [ $ZR_TESTS -eq 0 ] || printf '1..%d\n' "$ZR_TESTS"
+    exit 2
+}
+
+# zr_done: print the TAP plan line and exit with the plan's status.
+zr_done() {
+    printf '1..%d\n' "$ZR_TESTS"
+    if [ $ZR_TESTS -eq 0 ]; then
+        zr_diag "no checks were run"
+        exit 1
+    fi
+    [ $ZR_FAILED -eq 0 ] || { zr_diag "$ZR_FAILED of $ZR_TESTS checks failed"; exit 1; }
+    exit 0
+}
+
+# zr_need VAR...: bail out unless each named environment variable is set
+# (plans get their parameters from zr.* on the kernel command line).
+zr_need() {
+    local v
+    for v in "$@"; do
+        [ -n "${!v:-}" ] || zr_bail "parameter $v is not set (pass zr.$(echo "${v#ZR_}" | tr 'A-Z' 'a-z')=... on the kernel command line)"
+    done
+}
+
+# zr_wait_for DESC SECONDS CMD [ARGS...]: wait until CMD succeeds, at most
+# SECONDS.  For things the kernel finishes asynchronously after /init starts
+# (device probing); polls the condition, it does not guess a delay.
+zr_wait_for() {
+    local desc=$1 secs=$2 start now
+    shift 2
+    start=$(cut -d' ' -f1 /proc/uptime)
+    start=${start%.*}
+    until "$@" >/dev/null 2>&1; do
+        now=$(cut -d' ' -f1 /proc/uptime)
+        now=${now%.*}
+        if [ $((now - start)) -ge "$secs" ]; then
+            zr_diag "timed out after ${secs}s waiting for $desc"
+            return 1
+        fi
+        sleep 0.05
+    done
+    return 0
+}
+
+# zr_sysfs FILE: contents of a sysfs attribute, or "<missing FILE>".
+zr_sysfs() {
+    if [ -r "$1" ]; then cat "$1"; else echo "<missing $1>"; fi
+}
+
+# zr_zone_report DEV: "start len cap wptr cond type" per zone, in 512-byte
+# sectors (decimal), from blkzone report.
+zr_zone_report() {
+    blkzone report "$1" | sed -n \
+        's/^ *start: *\(0x[0-9a-f]*\), len \(0x[0-9a-f]*\), cap \(0x[0-9a-f]*\), wptr \(0x[0-9a-f]*\) .*zcond: *\([0-9]*\)([a-z]*) \[type: *\([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' |
+        while read -r s l c w z t; do
+            printf '%d %d %d %d %d %d\n' "$s" "$l" "$c" "$w" "$z" "$t"
+        done
+}
+
+# zr_zone_capacity DEV: sum of all zone capacities in sectors (decimal), from
+# blkzone capacity.
+zr_zone_capacity() {
+    local v
+    v=$(blkzone capacity "$1" | tail -n 1 | tr -d ' ') || return 1
+    printf '%d\n' "$v"
+}
