@@ -14,3 +14,6 @@ CONFIG_NVME_PCI=y
 
 # The device-independent core; our devices select it too.
 CONFIG_ZONED_REORDER=y
+
+# Our devices.
+CONFIG_SCSI_ZBC=y

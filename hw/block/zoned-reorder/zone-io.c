@@ -17,9 +17,20 @@
 
 /*
  * The checks of a write of @len blocks at @lba, without side effects; on
- * ZR_OK *@idx is the zone index.  Order: range, zone condition, gap,
- * write pointer, boundary, resources (the same order as QEMU's NVMe model
- * uses, so each front-end reports the first problem a host would expect).
+ * ZR_OK *@idx is the zone index.  Each front-end must report the first
+ * problem its standard (and its hosts' conformance suites) expect, and the
+ * two standards order the checks differently:
+ *
+ * - ZNS: range, zone condition, gap, write pointer, boundary, resources
+ *   (the order of QEMU's NVMe model).
+ * - ZBC: range, gap, boundary, zone condition, write pointer, resources.
+ *   In ZBC-2 the blocks in [start + cap, start + size) form a separate gap
+ *   zone, so a write starting there is an ATTEMPT TO ACCESS GAP ZONE
+ *   whatever the condition of the zone before it, and a write crossing
+ *   the end of its zone is a WRITE BOUNDARY VIOLATION even when it also
+ *   starts off the write pointer or in a FULL zone.  This is what the
+ *   libzbc conformance suite checks (test/scripts/01_sk_ascq_check 090,
+ *   092, 093) and what Linux scsi_debug and tcmu-runner's ZBC handler do.
  */
 static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
                                     uint64_t len, uint32_t *idx)
@@ -45,6 +56,14 @@ static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
     /* A zero-length write transfers nothing and changes nothing (SBC). */
     if (len == 0) {
         return ZR_OK;
+    }
+    if (m->cfg.flavour == ZR_FLAVOUR_ZBC) {
+        if (lba >= z->start + z->cap) {
+            return ZR_ERR_GAP;
+        }
+        if (len > z->start + z->cap - lba) {
+            return ZR_ERR_BOUNDARY;
+        }
     }
 
     switch (z->cond) {

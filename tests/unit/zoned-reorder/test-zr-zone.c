@@ -361,6 +361,86 @@ static void test_write_errors(void)
 }
 
 /*
+ * Which problem is reported first when a write has several.  ZBC: gap,
+ * then boundary, then condition, then write pointer (libzbc conformance
+ * tests 01.090/092/093, scsi_debug, tcmu-runner); ZNS: condition, gap,
+ * write pointer, boundary (QEMU's NVMe model).  Zone 1 has capacity 12 of
+ * 16 blocks; each case is run on a fresh model.
+ */
+typedef struct OrderCase {
+    const char *what;
+    bool fill;              /* zone 1 FULL before the write (else wp + 4) */
+    bool offline;           /* zone 1 OFFLINE before the write */
+    uint64_t lba;           /* offset in zone 1 */
+    uint64_t len;
+    ZrResult zbc, zns;
+} OrderCase;
+
+static const OrderCase order_cases[] = {
+    { "below wp, crossing the capacity", false, false, 0, 14,
+      ZR_ERR_BOUNDARY, ZR_ERR_UNALIGNED_WRITE },
+    { "above wp, crossing the capacity", false, false, 8, 6,
+      ZR_ERR_BOUNDARY, ZR_ERR_UNALIGNED_WRITE },
+    { "full, crossing into the next zone", true, false, 11, 6,
+      ZR_ERR_BOUNDARY, ZR_ERR_ZONE_FULL },
+    { "full, inside the zone", true, false, 0, 1,
+      ZR_ERR_ZONE_FULL, ZR_ERR_ZONE_FULL },
+    { "full, in the gap", true, false, 12, 1,
+      ZR_ERR_GAP, ZR_ERR_ZONE_FULL },
+    { "offline, in the gap", false, true, 13, 1,
+      ZR_ERR_GAP, ZR_ERR_OFFLINE },
+    { "offline, crossing the capacity", false, true, 4, 10,
+      ZR_ERR_BOUNDARY, ZR_ERR_OFFLINE },
+    { "below wp, in the zone", false, false, 0, 2,
+      ZR_ERR_UNALIGNED_WRITE, ZR_ERR_UNALIGNED_WRITE },
+    { "at wp, exactly to the capacity", false, false, 4, 8,
+      ZR_OK, ZR_OK },
+};
+
+static void test_write_check_order(gconstpointer opaque)
+{
+    ZrZoneFlavour flavour = GPOINTER_TO_INT(opaque);
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(order_cases); i++) {
+        const OrderCase *c = &order_cases[i];
+        ZrZoneConfig cfg = {
+            .nr_blocks = ZS * NZ, .zone_size = ZS, .zone_cap = 12,
+            .flavour = flavour,
+        };
+        ZrResult want = flavour == ZR_FLAVOUR_ZBC ? c->zbc : c->zns;
+        ZrZoneModel m;
+        uint64_t wp;
+
+        g_assert_true(zr_zone_model_init(&m, &cfg, &error_abort));
+        if (c->fill) {
+            g_assert_cmpint(zr_zone_finish(&m, zstart(1)), ==, ZR_OK);
+        } else {
+            g_assert_cmpint(zr_zone_write(&m, zstart(1), 4), ==, ZR_OK);
+        }
+        if (c->offline) {
+            g_assert_cmpint(zr_zone_set_offline(&m, zstart(1)), ==, ZR_OK);
+        }
+        wp = m.zones[1].wp;
+        if (g_test_verbose()) {
+            g_test_message("%s", c->what);
+        }
+        g_assert_cmpint(zr_zone_write_check(&m, zstart(1) + c->lba, c->len),
+                        ==, want);
+        g_assert_cmpint(zr_zone_write(&m, zstart(1) + c->lba, c->len), ==,
+                        want);
+        if (want != ZR_OK) {
+            g_assert_cmpuint(m.zones[1].wp, ==, wp);
+            g_assert_cmpuint(m.stats.errors[want], ==, 1);
+        } else {
+            g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_FULL);
+        }
+        check_accounting(&m);
+        zr_zone_model_cleanup(&m);
+    }
+}
+
+/*
  * ------------------------------------------------------------------------
  * Open and active resources
  */
@@ -994,6 +1074,12 @@ int main(int argc, char **argv)
                     test_transitions_zns);
     g_test_add_func("/zoned-reorder/zone/write-to-full", test_write_to_full);
     g_test_add_func("/zoned-reorder/zone/write-errors", test_write_errors);
+    g_test_add_data_func("/zoned-reorder/zone/write-check-order/zbc",
+                         GINT_TO_POINTER(ZR_FLAVOUR_ZBC),
+                         test_write_check_order);
+    g_test_add_data_func("/zoned-reorder/zone/write-check-order/zns",
+                         GINT_TO_POINTER(ZR_FLAVOUR_ZNS),
+                         test_write_check_order);
     g_test_add_func("/zoned-reorder/zone/max-open/implicit-close",
                     test_max_open_implicit_close);
     g_test_add_func("/zoned-reorder/zone/max-open/explicit",

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsi-zbc internals shared by its files.  Who owns what:
+ *
+ *   scsi-zbc.c     QOM type, properties, realize/reset, the command table
+ *                  (one entry per opcode and service action: CDB usage map,
+ *                  handlers) and the SCSIReqOps every command runs through
+ *   zbc-inquiry.c  INQUIRY and the VPD pages (00h 80h 83h B0h B1h B6h)
+ *   zbc-mode.c     MODE SENSE(6/10), MODE SELECT(6/10)
+ *   zbc-emulate.c  TEST UNIT READY, REQUEST SENSE, READ CAPACITY(10/16),
+ *                  START STOP UNIT, REPORT SUPPORTED OPERATION CODES
+ *   zbc-zones.c    the ZBC-2 view of the core's zones: gap zones, type and
+ *                  condition codes, the read rules, unwritten-data masking
+ *   zbc-report.c   REPORT ZONES
+ *   zbc-out.c      ZBC OUT: OPEN, CLOSE, FINISH, RESET WRITE POINTER
+ *   zbc-rw.c       READ, WRITE, SYNCHRONIZE CACHE and the start of medium
+ *                  commands through the dispatch (reorder) engine
+ *   zbc-sense.c    the one mapping from zone-model results to sense data
+ */
+
+#ifndef HW_SCSI_ZBC_INTERNAL_H
+#define HW_SCSI_ZBC_INTERNAL_H
+
+#include "hw/scsi/scsi-zbc.h"
+#include "block/accounting.h"
+#include "qemu/iov.h"
+#include "qemu/memalign.h"
+
+/* Opcodes QEMU's scsi/constants.h does not name (ZBC-2). */
+#define ZBC_OUT                 0x94
+#define ZBC_IN                  0x95
+
+/* Service actions */
+#define ZBC_SA_CLOSE_ZONE       0x01
+#define ZBC_SA_FINISH_ZONE      0x02
+#define ZBC_SA_OPEN_ZONE        0x03
+#define ZBC_SA_RESET_WP         0x04
+#define ZBC_SA_REPORT_ZONES     0x00
+#define ZBC_SA_READ_CAPACITY_16 0x10
+#define ZBC_SA_RSOC             0x0c
+
+/* ZBC-2 zone type codes (REPORT ZONES zone descriptor) */
+#define ZBC_TYPE_CONVENTIONAL   0x1
+#define ZBC_TYPE_SEQ_REQUIRED   0x2
+#define ZBC_TYPE_GAP            0x5
+
+/* What a command does to the medium, for the sense mapping. */
+typedef enum ZbcAccess {
+    ZBC_ACCESS_READ,
+    ZBC_ACCESS_WRITE,
+    ZBC_ACCESS_ZONE_MGMT,
+} ZbcAccess;
+
+/* Where a request is; see scsi-zbc.c for the transitions. */
+typedef enum ZbcPhase {
+    ZBC_PHASE_NEW,          /* parsed, nothing moved yet (zeroed) */
+    ZBC_PHASE_DATA_READY,   /* data-in is in buf, not yet handed over */
+    ZBC_PHASE_DATA_IN,      /* data-in handed to the HBA */
+    ZBC_PHASE_READ_READY,   /* medium read waiting for the HBA to pull */
+    ZBC_PHASE_WANT_DATA_OUT, /* data-out not requested yet */
+    ZBC_PHASE_DATA_OUT,     /* data-out requested from the HBA */
+    ZBC_PHASE_STARTED,      /* submitted to the dispatch engine */
+} ZbcPhase;
+
+typedef struct ZbcReq ZbcReq;
+
+/* A range of blocks. */
+typedef struct ZbcRange {
+    uint64_t lba;
+    uint64_t nb;
+} ZbcRange;
+
+/* One supported command (an opcode, or an opcode and service action). */
+typedef struct ZbcCmd {
+    const char *name;
+    uint8_t opcode;
+    int16_t sa;             /* service action, or -1 */
+    uint8_t cdb_len;
+    /*
+     * CDB USAGE DATA (SPC-5 REPORT SUPPORTED OPERATION CODES): a bit is
+     * set where the device server looks.  Every other bit is reserved and
+     * refused with INVALID FIELD IN CDB before the command runs.
+     */
+    uint8_t usage[16];
+    bool needs_ready;       /* NOT READY while the LU is stopped */
+    bool by_bus;            /* answered by QEMU's SCSI bus, not by us */
+    ZrOp op;                /* medium commands: class for the engine */
+    /* Parse; return the transfer length (< 0: data-out), or 0 when done. */
+    int32_t (*send)(ZbcReq *r);
+    /* The data-out of the command has arrived. */
+    void (*data_out)(ZbcReq *r);
+    /* Medium commands: the dispatch engine starts the command. */
+    void (*start)(ZbcReq *r);
+} ZbcCmd;
+
+struct ZbcReq {
+    SCSIRequest req;
+    const ZbcCmd *cmd;
+    ZbcPhase phase;
+    ZrCmd zr;               /* in the dispatch engine */
+    uint64_t lba;           /* medium commands */
+    uint64_t nb;            /* blocks */
+    bool fua;
+    uint8_t *buf;
+    size_t len;             /* bytes to transfer */
+    QEMUIOVector qiov;
+    BlockAcctCookie acct;
+    bool acct_started;
+    /* ZBC OUT FINISH: unwritten ranges still to be zeroed */
+    ZbcRange *zero;
+    uint32_t nr_zero, next_zero;
+};
+
+static inline ZbcState *zbc_state(ZbcReq *r)
+{
+    return SCSI_ZBC(r->req.dev);
+}
+
+/* scsi-zbc.c */
+extern const ZbcCmd zbc_cmds[];
+extern const size_t zbc_nr_cmds;
+const ZbcCmd *zbc_cmd_find(uint8_t opcode, int sa, bool *opcode_known);
+uint8_t *zbc_req_buf(ZbcReq *r, size_t size);
+int32_t zbc_req_data_in(ZbcReq *r, size_t len);
+void zbc_req_complete(ZbcReq *r);
+void zbc_req_end_dispatch(ZbcReq *r);
+void zbc_req_acct_start(ZbcReq *r, size_t bytes, enum BlockAcctType type);
+bool zbc_req_aio_done(ZbcReq *r, int ret);
+
+/* zbc-sense.c */
+void zbc_check_condition(ZbcReq *r, SCSISense sense, const char *why);
+void zbc_fail_zone(ZbcReq *r, ZrResult res, ZbcAccess access);
+void zbc_fail_errno(ZbcReq *r, int ret);
+void zbc_fail_stopped(ZbcReq *r);
+SCSISense zbc_sense_stopped(void);
+
+/* zbc-inquiry.c */
+int32_t zbc_inquiry_send(ZbcReq *r);
+
+/* zbc-mode.c */
+int32_t zbc_mode_sense_send(ZbcReq *r);
+int32_t zbc_mode_select_send(ZbcReq *r);
+void zbc_mode_select_data_out(ZbcReq *r);
+
+/* zbc-emulate.c */
+int32_t zbc_tur_send(ZbcReq *r);
+int32_t zbc_request_sense_send(ZbcReq *r);
+int32_t zbc_read_capacity10_send(ZbcReq *r);
+int32_t zbc_read_capacity16_send(ZbcReq *r);
+int32_t zbc_start_stop_send(ZbcReq *r);
+int32_t zbc_rsoc_send(ZbcReq *r);
+
+/* zbc-zones.c: the ZBC-2 view of the core's zones */
+typedef struct ZbcZoneView {
+    uint64_t start;
+    uint64_t len;
+    uint64_t wp;            /* as reported (all ones where invalid) */
+    uint32_t index;         /* the core's zone */
+    uint8_t type;           /* ZBC_TYPE_* */
+    uint8_t cond;           /* ZBC-2 ZONE CONDITION code */
+    bool gap;
+} ZbcZoneView;
+
+void zbc_zone_view_at(ZbcState *s, uint64_t lba, ZbcZoneView *v);
+bool zbc_zone_view_next(ZbcState *s, ZbcZoneView *v);
+bool zbc_zone_is_gap_start(ZbcState *s, uint64_t lba);
+ZrResult zbc_zone_read_check(ZbcState *s, uint64_t lba, uint64_t nb);
+void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
+                             uint8_t *buf);
+
+/* zbc-report.c */
+int32_t zbc_report_zones_send(ZbcReq *r);
+
+/* zbc-out.c */
+int32_t zbc_out_send(ZbcReq *r);
+void zbc_out_start(ZbcReq *r);
+
+/* zbc-rw.c */
+int32_t zbc_read_send(ZbcReq *r);
+int32_t zbc_write_send(ZbcReq *r);
+void zbc_write_data_out(ZbcReq *r);
+void zbc_read_start(ZbcReq *r);
+void zbc_write_start(ZbcReq *r);
+int32_t zbc_sync_send(ZbcReq *r);
+void zbc_sync_start(ZbcReq *r);
+void zbc_submit(ZbcReq *r);
+void zbc_start_pending(ZbcState *s);
+void zbc_start_bh(void *opaque);
+
+#endif

@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsi-zbc: READ(10/16), WRITE(10/16) and SYNCHRONIZE CACHE(10/16)
+ * (SBC-4), and the start of every medium command through the dispatch
+ * engine of the zoned-reorder core.
+ *
+ * A medium command is parsed when it arrives (send), its data-out is
+ * fetched, and only then is it submitted to the engine.  The engine
+ * decides when it starts: at once in arrival order with reorder=none, or
+ * from a bottom half that sees the whole batch an HBA queued (every
+ * command of one virtqueue kick) with the other policies.  The write
+ * pointer is checked when the command starts (zr_zone_write()), so the
+ * policy's order is the order the guest observes, and the data moves
+ * afterwards.  A write whose backend I/O fails or is cancelled has
+ * already moved the write pointer, as on a drive that failed the media
+ * write.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "qemu/main-loop.h"
+#include "scsi/constants.h"
+#include "system/block-backend.h"
+#include "zbc-internal.h"
+#include "trace.h"
+
+/* LBA and TRANSFER LENGTH (or NUMBER OF LOGICAL BLOCKS) of the CDB. */
+static void zbc_rw_parse(ZbcReq *r)
+{
+    uint8_t *cdb = r->req.cmd.buf;
+
+    if (r->cmd->cdb_len == 10) {
+        r->lba = ldl_be_p(&cdb[2]);
+        r->nb = lduw_be_p(&cdb[7]);
+    } else {
+        r->lba = ldq_be_p(&cdb[2]);
+        r->nb = ldl_be_p(&cdb[10]);
+    }
+    r->fua = cdb[1] & 0x08;
+}
+
+/*
+ * The checks SBC-4 makes before any data moves: TRANSFER LENGTH within
+ * the Block Limits page's MAXIMUM TRANSFER LENGTH, blocks within the
+ * capacity.  The zone checks come when the command starts.
+ */
+static bool zbc_rw_check(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+
+    if (r->nb > s->max_xfer_blocks) {
+        zbc_check_condition(r, SENSE_CODE(INVALID_FIELD),
+                            "transfer length above the maximum");
+        return false;
+    }
+    if (r->lba >= s->nr_blocks || r->nb > s->nr_blocks - r->lba) {
+        zbc_fail_zone(r, ZR_ERR_LBA_OUT_OF_RANGE, ZBC_ACCESS_READ);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * READ and WRITE
+ */
+
+static int32_t zbc_rw_send(ZbcReq *r, bool write)
+{
+    zbc_rw_parse(r);
+    trace_zbc_rw(r->req.tag, r->cmd->name, r->lba, r->nb, r->fua);
+    if (!zbc_rw_check(r)) {
+        return 0;
+    }
+    /* SBC-4: a TRANSFER LENGTH of zero transfers nothing and is no error. */
+    if (!r->nb) {
+        zbc_req_complete(r);
+        return 0;
+    }
+    r->len = r->nb * zbc_state(r)->block_size;
+    zbc_req_buf(r, r->len);
+    if (write) {
+        r->phase = ZBC_PHASE_WANT_DATA_OUT;
+        return -(int32_t)r->len;
+    }
+    r->phase = ZBC_PHASE_READ_READY;
+    return r->len;
+}
+
+int32_t zbc_read_send(ZbcReq *r)
+{
+    return zbc_rw_send(r, false);
+}
+
+int32_t zbc_write_send(ZbcReq *r)
+{
+    return zbc_rw_send(r, true);
+}
+
+/* The data is in: the write can take its turn. */
+void zbc_write_data_out(ZbcReq *r)
+{
+    zbc_submit(r);
+}
+
+static void zbc_read_finish(ZbcReq *r)
+{
+    zbc_zone_mask_unwritten(zbc_state(r), r->lba, r->nb, r->buf);
+    r->phase = ZBC_PHASE_DATA_IN;
+    scsi_req_data(&r->req, r->len);
+}
+
+static void zbc_read_done(void *opaque, int ret)
+{
+    ZbcReq *r = opaque;
+
+    if (zbc_req_aio_done(r, ret)) {
+        zbc_read_finish(r);
+    }
+    scsi_req_unref(&r->req);
+}
+
+/* Writes and flushes: GOOD once the backend is done. */
+static void zbc_write_done(void *opaque, int ret)
+{
+    ZbcReq *r = opaque;
+
+    if (zbc_req_aio_done(r, ret)) {
+        zbc_req_complete(r);
+    }
+    scsi_req_unref(&r->req);
+}
+
+/*
+ * The command's turn has come: check (a write also commits, moving the
+ * write pointer), then move the data.
+ */
+static void zbc_rw_start(ZbcReq *r, bool write)
+{
+    ZbcState *s = zbc_state(r);
+    BlockBackend *blk = s->qdev.conf.blk;
+    int64_t offset = r->lba * s->block_size;
+    ZrResult res = write ? zr_zone_write(&s->zones, r->lba, r->nb)
+                         : zbc_zone_read_check(s, r->lba, r->nb);
+
+    if (res != ZR_OK) {
+        zbc_fail_zone(r, res, write ? ZBC_ACCESS_WRITE : ZBC_ACCESS_READ);
+        return;
+    }
+    if (s->null_backed) {
+        /* Writes go nowhere; reads return the zeroed buffer. */
+        if (write) {
+            zbc_req_complete(r);
+        } else {
+            zbc_read_finish(r);
+        }
+        return;
+    }
+    zbc_req_acct_start(r, r->len, write ? BLOCK_ACCT_WRITE : BLOCK_ACCT_READ);
+    qemu_iovec_init_buf(&r->qiov, r->buf, r->len);
+    scsi_req_ref(&r->req);
+    if (write) {
+        r->req.aiocb = blk_aio_pwritev(blk, offset, &r->qiov,
+                                       r->fua ? BDRV_REQ_FUA : 0,
+                                       zbc_write_done, r);
+    } else {
+        r->req.aiocb = blk_aio_preadv(blk, offset, &r->qiov, 0,
+                                      zbc_read_done, r);
+    }
+}
+
+void zbc_read_start(ZbcReq *r)
+{
+    zbc_rw_start(r, false);
+}
+
+void zbc_write_start(ZbcReq *r)
+{
+    zbc_rw_start(r, true);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * SYNCHRONIZE CACHE: the whole cache is flushed whatever the range; the
+ * range is still checked (SBC-4).  IMMED is accepted and ignored: the
+ * command completes when the flush has.
+ */
+
+int32_t zbc_sync_send(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+
+    zbc_rw_parse(r);
+    trace_zbc_sync(r->req.tag, r->lba, r->nb);
+    if (r->lba >= s->nr_blocks || r->nb > s->nr_blocks - r->lba) {
+        zbc_fail_zone(r, ZR_ERR_LBA_OUT_OF_RANGE, ZBC_ACCESS_READ);
+        return 0;
+    }
+    zbc_submit(r);
+    return 0;
+}
+
+void zbc_sync_start(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+    BlockBackend *blk = s->qdev.conf.blk;
+
+    if (s->null_backed) {
+        zbc_req_complete(r);
+        return;
+    }
+    zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
+    scsi_req_ref(&r->req);
+    r->req.aiocb = blk_aio_flush(blk, zbc_write_done, r);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Starting medium commands
+ */
+
+/*
+ * Queue @r in the dispatch engine.  The engine holds a reference on the
+ * request until it starts (zbc_start_pending()), so a command cancelled
+ * while queued stays valid until the engine lets go of it.
+ */
+void zbc_submit(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+
+    r->phase = ZBC_PHASE_STARTED;
+    zr_cmd_init(&r->zr, r->req.tag, 0, r->cmd->op, r->lba, r->nb, r);
+    scsi_req_ref(&r->req);
+    zr_dispatch_submit(&s->dispatch, &r->zr);
+    if (s->dispatch.cfg.policy == ZR_POLICY_NONE) {
+        zbc_start_pending(s);
+    } else {
+        qemu_bh_schedule(s->start_bh);
+    }
+}
+
+/* Start queued commands in the order the policy picks. */
+void zbc_start_pending(ZbcState *s)
+{
+    ZrCmd *cmd;
+
+    /* A command completing inside start() must not restart the loop. */
+    if (s->draining) {
+        return;
+    }
+    s->draining = true;
+    while ((cmd = zr_dispatch_pick(&s->dispatch))) {
+        ZbcReq *r = cmd->opaque;
+
+        if (r->req.io_canceled) {
+            trace_zbc_start_cancelled(r->req.tag);
+            zbc_req_end_dispatch(r);
+        } else {
+            trace_zbc_start(r->req.tag, r->cmd->name, r->lba, r->nb,
+                            cmd->overtaken);
+            r->cmd->start(r);
+        }
+        scsi_req_unref(&r->req);
+    }
+    s->draining = false;
+}
+
+void zbc_start_bh(void *opaque)
+{
+    zbc_start_pending(opaque);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsi-zbc: a host-managed zoned block device (ZBC-2, peripheral device
+ * type 14h) on any QEMU SCSI bus: virtio-scsi, ufs-zoned, or another HBA.
+ *
+ * The zones are the zoned-reorder core's (hw/block/zoned-reorder): this
+ * device parses CDBs, presents the core's zones the ZBC-2 way (gap zones
+ * when the zone capacity is below the zone size), maps the core's results
+ * to sense data, and moves data through its BlockBackend.  Without a drive
+ * it is null-backed: reads return zeros, writes are discarded.
+ *
+ * User documentation: docs/system/devices/scsi-zbc.rst.
+ */
+
+#ifndef HW_SCSI_SCSI_ZBC_H
+#define HW_SCSI_SCSI_ZBC_H
+
+#include "qemu/units.h"
+#include "hw/scsi/scsi.h"
+#include "hw/block/zoned-reorder/zone.h"
+#include "hw/block/zoned-reorder/dispatch.h"
+
+#define TYPE_SCSI_ZBC "scsi-zbc"
+OBJECT_DECLARE_SIMPLE_TYPE(ZbcState, SCSI_ZBC)
+
+/* Property defaults (documented in docs/system/devices/scsi-zbc.rst). */
+#define ZBC_DEFAULT_NULL_SIZE   (1 * GiB)   /* capacity without a drive */
+#define ZBC_DEFAULT_BLOCK_SIZE  4096
+#define ZBC_DEFAULT_ZONE_SIZE   (4 * MiB)
+#define ZBC_DEFAULT_CONV_ZONES  1
+
+/*
+ * MAXIMUM TRANSFER LENGTH reported in the Block Limits VPD page; longer
+ * READ/WRITE commands are refused (SBC-4).  Data goes through one buffer
+ * per command, so this also bounds the memory a command can pin.
+ */
+#define ZBC_MAX_XFER_BYTES      (2 * MiB)
+
+struct ZbcState {
+    SCSIDevice qdev;
+
+    /* Properties (the logical block size is qdev.conf.logical_block_size) */
+    uint64_t size;              /* bytes; 0 = the drive's size */
+    uint64_t zone_size;         /* bytes */
+    uint64_t zone_cap;          /* bytes; 0 = zone_size */
+    uint32_t conv_zones;
+    uint32_t max_open;          /* 0 = no limit */
+    bool urswrz;                /* unrestricted reads (VPD B6 URSWRZ) */
+    char *serial;
+    ZrPolicy policy;            /* start order of medium commands */
+    uint64_t seed;              /* for the `random` policy */
+
+    /* Derived at realize */
+    bool null_backed;           /* no drive: reads zero, writes discarded */
+    uint64_t nr_blocks;
+    uint32_t block_size;
+    uint32_t max_xfer_blocks;
+    uint32_t zone_blocks;       /* zone size in blocks */
+
+    /* Run-time state */
+    bool wce;                   /* Caching mode page WCE */
+    bool wce_default;           /* ... as the drive was configured */
+    bool stopped;               /* START STOP UNIT with START = 0 */
+    bool draining;              /* zbc_start_pending() is running */
+    ZrZoneModel zones;
+    ZrDispatch dispatch;
+    QEMUBH *start_bh;
+};
+
+#endif

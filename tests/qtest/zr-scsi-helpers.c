@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers for the project's SCSI qtests: CDB builders, sense checks,
+ * REPORT ZONES parsing, and a virtio-scsi initiator (see the header).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "libqos/libqos-pc.h"
+#include "libqos/malloc-pc.h"
+#include "libqos/pci-pc.h"
+#include "libqos/virtio.h"
+#include "libqos/virtio-pci.h"
+#include "scsi/constants.h"
+#include "standard-headers/linux/virtio_ring.h"
+#include "standard-headers/linux/virtio_scsi.h"
+#include "zr-scsi-helpers.h"
+
+#define ZR_SCSI_PCI_SLOT    4
+#define ZR_SCSI_TIMEOUT_US  (30 * 1000 * 1000)
+#define ZR_SCSI_REQUEST_VQ  2       /* 0 control, 1 event, 2 the first */
+
+/*
+ * ------------------------------------------------------------------------
+ * CDBs, sense, REPORT ZONES
+ */
+
+void zr_cdb_rw10(uint8_t *cdb, uint8_t opcode, uint32_t lba, uint16_t nb)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = opcode;
+    stl_be_p(&cdb[2], lba);
+    stw_be_p(&cdb[7], nb);
+}
+
+void zr_cdb_rw16(uint8_t *cdb, uint8_t opcode, uint64_t lba, uint32_t nb)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = opcode;
+    stq_be_p(&cdb[2], lba);
+    stl_be_p(&cdb[10], nb);
+}
+
+void zr_cdb_report_zones(uint8_t *cdb, uint64_t lba, uint32_t alloc,
+                         bool partial, uint8_t option)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = 0x95;                  /* ZBC IN */
+    cdb[1] = 0x00;                  /* REPORT ZONES */
+    stq_be_p(&cdb[2], lba);
+    stl_be_p(&cdb[10], alloc);
+    cdb[14] = (partial ? 0x80 : 0) | option;
+}
+
+void zr_cdb_zbc_out(uint8_t *cdb, uint8_t sa, uint64_t zone, bool all)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = 0x94;                  /* ZBC OUT */
+    cdb[1] = sa;
+    stq_be_p(&cdb[2], zone);
+    cdb[14] = all ? 0x01 : 0;
+}
+
+void zr_cdb_inquiry(uint8_t *cdb, bool evpd, uint8_t page, uint16_t alloc)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = INQUIRY;
+    cdb[1] = evpd ? 0x01 : 0;
+    cdb[2] = page;
+    stw_be_p(&cdb[3], alloc);
+}
+
+void zr_cdb_rc16(uint8_t *cdb, uint32_t alloc)
+{
+    memset(cdb, 0, 16);
+    cdb[0] = SERVICE_ACTION_IN_16;
+    cdb[1] = SAI_READ_CAPACITY_16;
+    stl_be_p(&cdb[10], alloc);
+}
+
+void zr_assert_good(const ZrScsiResp *r)
+{
+    g_assert_cmpuint(r->response, ==, VIRTIO_SCSI_S_OK);
+    if (r->status != GOOD && r->sense_len >= 14) {
+        g_test_message("unexpected sense %x/%02x/%02x", r->sense[2] & 0xf,
+                       r->sense[12], r->sense[13]);
+    }
+    g_assert_cmphex(r->status, ==, GOOD);
+}
+
+void zr_assert_sense(const ZrScsiResp *r, uint8_t key, uint8_t asc,
+                     uint8_t ascq)
+{
+    g_assert_cmpuint(r->response, ==, VIRTIO_SCSI_S_OK);
+    g_assert_cmphex(r->status, ==, CHECK_CONDITION);
+    g_assert_cmpuint(r->sense_len, >=, 14);
+    g_assert_cmphex(r->sense[0] & 0x7e, ==, 0x70);  /* fixed format */
+    g_assert_cmphex(r->sense[2] & 0x0f, ==, key);
+    g_assert_cmphex(r->sense[12], ==, asc);
+    g_assert_cmphex(r->sense[13], ==, ascq);
+}
+
+size_t zr_parse_report(const uint8_t *buf, size_t len, uint32_t *list_len,
+                       uint64_t *max_lba, ZrZoneDesc *out, size_t max)
+{
+    size_t n = 0, off;
+
+    g_assert_cmpuint(len, >=, 64);
+    *list_len = ldl_be_p(&buf[0]);
+    *max_lba = ldq_be_p(&buf[8]);
+    for (off = 64; off + 64 <= len && n < max; off += 64, n++) {
+        const uint8_t *d = &buf[off];
+
+        out[n] = (ZrZoneDesc) {
+            .type = d[0] & 0x0f,
+            .cond = d[1] >> 4,
+            .len = ldq_be_p(&d[8]),
+            .start = ldq_be_p(&d[16]),
+            .wp = ldq_be_p(&d[24]),
+        };
+    }
+    return n;
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * The virtio-scsi initiator
+ */
+
+struct ZrScsi {
+    QTestState *qts;
+    QGuestAllocator alloc;
+    QPCIBus *pcibus;
+    QVirtioPCIDevice *vpci;
+    QVirtioDevice *vdev;
+    QVirtQueue *vq[ZR_SCSI_REQUEST_VQ + 1];
+    uint64_t next_tag;
+};
+
+/* Guest memory of one command in flight. */
+typedef struct ZrScsiSlot {
+    uint64_t req, out, resp, in;
+    uint32_t head;
+} ZrScsiSlot;
+
+static uint64_t zr_scsi_alloc(ZrScsi *s, size_t len, const void *data)
+{
+    uint64_t addr = guest_alloc(&s->alloc, len);
+
+    if (data) {
+        qtest_memwrite(s->qts, addr, data, len);
+    }
+    return addr;
+}
+
+/* Lay out the descriptor chain of @q; returns its head. */
+static void zr_scsi_queue(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
+{
+    QVirtQueue *vq = s->vq[ZR_SCSI_REQUEST_VQ];
+    struct virtio_scsi_cmd_req req = { 0 };
+    struct virtio_scsi_cmd_resp resp = { .response = 0xff, .status = 0xff };
+
+    req.lun[0] = 1;                 /* target 0, LUN 0 */
+    req.tag = cpu_to_le64(++s->next_tag);
+    memcpy(req.cdb, q->cdb, 16);
+
+    *slot = (ZrScsiSlot) { 0 };
+    slot->req = zr_scsi_alloc(s, sizeof(req), &req);
+    slot->head = qvirtqueue_add(s->qts, vq, slot->req, sizeof(req), false,
+                                true);
+    if (q->out_len) {
+        slot->out = zr_scsi_alloc(s, q->out_len, q->out);
+        qvirtqueue_add(s->qts, vq, slot->out, q->out_len, false, true);
+    }
+    slot->resp = zr_scsi_alloc(s, sizeof(resp), &resp);
+    qvirtqueue_add(s->qts, vq, slot->resp, sizeof(resp), true, q->in_len);
+    if (q->in_len) {
+        slot->in = zr_scsi_alloc(s, q->in_len, NULL);
+        qvirtqueue_add(s->qts, vq, slot->in, q->in_len, true, false);
+    }
+}
+
+static void zr_scsi_collect(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
+{
+    struct virtio_scsi_cmd_resp resp;
+
+    qtest_memread(s->qts, slot->resp, &resp, sizeof(resp));
+    q->resp.response = resp.response;
+    q->resp.status = resp.status;
+    q->resp.resid = le32_to_cpu(resp.resid);
+    q->resp.sense_len = le32_to_cpu(resp.sense_len);
+    memcpy(q->resp.sense, resp.sense, sizeof(q->resp.sense));
+    if (q->in_len) {
+        qtest_memread(s->qts, slot->in, q->in, q->in_len);
+    }
+    guest_free(&s->alloc, slot->req);
+    guest_free(&s->alloc, slot->out);
+    guest_free(&s->alloc, slot->resp);
+    guest_free(&s->alloc, slot->in);
+}
+
+/*
+ * Publish every chain in the available ring, then notify once: the
+ * device handles the whole batch in one go, as after one guest kick.
+ */
+void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n)
+{
+    QVirtQueue *vq = s->vq[ZR_SCSI_REQUEST_VQ];
+    g_autofree ZrScsiSlot *slots = g_new0(ZrScsiSlot, n);
+    g_autofree bool *done = g_new0(bool, n);
+    gint64 start = g_get_monotonic_time();
+    uint16_t idx;
+    size_t i, got = 0;
+
+    for (i = 0; i < n; i++) {
+        zr_scsi_queue(s, &reqs[i], &slots[i]);
+    }
+    idx = qtest_readw(s->qts, vq->avail + 2);
+    for (i = 0; i < n; i++) {
+        qtest_writew(s->qts,
+                       vq->avail + 4 + 2 * ((idx + i) % vq->size),
+                       slots[i].head);
+    }
+    qtest_writew(s->qts, vq->avail + 2, idx + n);
+    s->vdev->bus->virtqueue_kick(s->vdev, vq);
+
+    while (got < n) {
+        uint32_t head;
+
+        if (!qvirtqueue_get_buf(s->qts, vq, &head, NULL)) {
+            g_assert_cmpint(g_get_monotonic_time() - start, <=,
+                            ZR_SCSI_TIMEOUT_US);
+            continue;
+        }
+        for (i = 0; i < n && (done[i] || slots[i].head != head); i++) {
+            ;
+        }
+        g_assert_cmpuint(i, <, n);
+        done[i] = true;
+        got++;
+    }
+    for (i = 0; i < n; i++) {
+        zr_scsi_collect(s, &reqs[i], &slots[i]);
+    }
+    /* Every descriptor is back: start the pool from the beginning. */
+    qvirtqueue_reset_pool(vq);
+}
+
+void zr_scsi_cmd(ZrScsi *s, const uint8_t *cdb, const void *out,
+                 size_t out_len, void *in, size_t in_len, ZrScsiResp *resp)
+{
+    ZrScsiReq q = {
+        .cdb = cdb, .out = out, .out_len = out_len, .in = in,
+        .in_len = in_len,
+    };
+
+    zr_scsi_batch(s, &q, 1);
+    *resp = q.resp;
+}
+
+char *zr_firmware_args(void)
+{
+    static const char *const dirs[] = { "/usr/share/seabios",
+                                        "/usr/share/qemu" };
+    GString *args = g_string_new("");
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(dirs); i++) {
+        if (g_file_test(dirs[i], G_FILE_TEST_IS_DIR)) {
+            g_string_append_printf(args, "-L %s ", dirs[i]);
+        }
+    }
+    return g_string_free(args, false);
+}
+
+uint8_t zr_scsi_lun_reset(ZrScsi *s)
+{
+    QVirtQueue *vq = s->vq[0];
+    struct virtio_scsi_ctrl_tmf_req req = {
+        .type = cpu_to_le32(VIRTIO_SCSI_T_TMF),
+        .subtype = cpu_to_le32(VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET),
+        .lun = { 1 },
+    };
+    uint8_t resp = 0xff;
+    uint64_t req_addr = zr_scsi_alloc(s, sizeof(req), &req);
+    uint64_t resp_addr = zr_scsi_alloc(s, 1, &resp);
+    uint32_t head;
+
+    head = qvirtqueue_add(s->qts, vq, req_addr, sizeof(req), false, true);
+    qvirtqueue_add(s->qts, vq, resp_addr, 1, true, false);
+    qvirtqueue_kick(s->qts, s->vdev, vq, head);
+    qvirtio_wait_used_elem(s->qts, s->vdev, vq, head, NULL,
+                           ZR_SCSI_TIMEOUT_US);
+    resp = qtest_readb(s->qts, resp_addr);
+    guest_free(&s->alloc, req_addr);
+    guest_free(&s->alloc, resp_addr);
+    qvirtqueue_reset_pool(vq);
+    return resp;
+}
+
+ZrScsi *zr_scsi_start(const char *fmt, ...)
+{
+    ZrScsi *s = g_new0(ZrScsi, 1);
+    g_autofree char *extra = NULL;
+    g_autofree char *fw = zr_firmware_args();
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    QPCIAddress addr = { .devfn = QPCI_DEVFN(ZR_SCSI_PCI_SLOT, 0) };
+    ZrScsiResp resp;
+    uint64_t features;
+    va_list ap;
+    int i;
+
+    va_start(ap, fmt);
+    extra = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    s->qts = qtest_initf("%s-machine q35 -nodefaults "
+                         "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s",
+                         fw, ZR_SCSI_PCI_SLOT, extra);
+    pc_alloc_init(&s->alloc, s->qts, ALLOC_NO_FLAGS);
+    s->pcibus = qpci_new_pc(s->qts, &s->alloc);
+    s->vpci = virtio_pci_new(s->pcibus, &addr);
+    g_assert_nonnull(s->vpci);
+    s->vdev = &s->vpci->vdev;
+    qvirtio_pci_device_enable(s->vpci);
+    qvirtio_start_device(s->vdev);
+
+    features = qvirtio_get_features(s->vdev);
+    features &= ~(QVIRTIO_F_BAD_FEATURE | (1ull << VIRTIO_RING_F_EVENT_IDX));
+    qvirtio_set_features(s->vdev, features);
+    for (i = 0; i <= ZR_SCSI_REQUEST_VQ; i++) {
+        s->vq[i] = qvirtqueue_setup(s->vdev, &s->alloc, i);
+    }
+    qvirtio_set_driver_ok(s->vdev);
+
+    /* SAM-5: the first command after power on gets the unit attention. */
+    zr_scsi_cmd(s, tur, NULL, 0, NULL, 0, &resp);
+    zr_assert_sense(&resp, UNIT_ATTENTION, 0x29, 0x00);
+    return s;
+}
+
+QTestState *zr_scsi_qts(ZrScsi *s)
+{
+    return s->qts;
+}
+
+void zr_scsi_stop(ZrScsi *s)
+{
+    int i;
+
+    for (i = 0; i <= ZR_SCSI_REQUEST_VQ; i++) {
+        qvirtqueue_cleanup(s->vdev->bus, s->vq[i], &s->alloc);
+    }
+    qvirtio_pci_device_disable(s->vpci);
+    g_free(s->vpci);
+    qpci_free_pc(s->pcibus);
+    alloc_destroy(&s->alloc);
+    qtest_quit(s->qts);
+    g_free(s);
+}

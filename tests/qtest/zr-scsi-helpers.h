@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Helpers for the project's SCSI qtests.
+ *
+ * Two halves: CDB builders, sense checks and REPORT ZONES parsing, which
+ * know nothing of the transport (the UFS tests reuse them); and ZrScsi, a
+ * minimal virtio-scsi initiator on q35 driven through libqos, which sends
+ * one command or a batch of commands published with a single
+ * notification (so the device sees them queued together).
+ */
+
+#ifndef TESTS_QTEST_ZR_SCSI_HELPERS_H
+#define TESTS_QTEST_ZR_SCSI_HELPERS_H
+
+#include "libqtest.h"
+
+/* The outcome of one command. */
+typedef struct ZrScsiResp {
+    uint8_t response;           /* transport response; 0 = completed */
+    uint8_t status;             /* SCSI status */
+    uint32_t resid;             /* data-in residual */
+    uint32_t sense_len;
+    uint8_t sense[96];
+} ZrScsiResp;
+
+/* One command of a batch. */
+typedef struct ZrScsiReq {
+    const uint8_t *cdb;         /* 16 bytes */
+    const void *out;            /* data-out, or NULL */
+    size_t out_len;
+    void *in;                   /* data-in, or NULL */
+    size_t in_len;
+    ZrScsiResp resp;
+} ZrScsiReq;
+
+/* A REPORT ZONES zone descriptor. */
+typedef struct ZrZoneDesc {
+    uint8_t type;
+    uint8_t cond;
+    uint64_t len;
+    uint64_t start;
+    uint64_t wp;
+} ZrZoneDesc;
+
+/* --- CDBs (cdb must have room for 16 bytes; unused bytes are zeroed) */
+void zr_cdb_rw10(uint8_t *cdb, uint8_t opcode, uint32_t lba, uint16_t nb);
+void zr_cdb_rw16(uint8_t *cdb, uint8_t opcode, uint64_t lba, uint32_t nb);
+void zr_cdb_report_zones(uint8_t *cdb, uint64_t lba, uint32_t alloc,
+                         bool partial, uint8_t option);
+void zr_cdb_zbc_out(uint8_t *cdb, uint8_t sa, uint64_t zone, bool all);
+void zr_cdb_inquiry(uint8_t *cdb, bool evpd, uint8_t page, uint16_t alloc);
+void zr_cdb_rc16(uint8_t *cdb, uint32_t alloc);
+
+/* --- Checks */
+void zr_assert_good(const ZrScsiResp *r);
+void zr_assert_sense(const ZrScsiResp *r, uint8_t key, uint8_t asc,
+                     uint8_t ascq);
+
+/* Parse REPORT ZONES data: returns the descriptors found (at most max). */
+size_t zr_parse_report(const uint8_t *buf, size_t len, uint32_t *list_len,
+                       uint64_t *max_lba, ZrZoneDesc *out, size_t max);
+
+/*
+ * "-L DIR" options for QEMU's firmware: a QEMU run from its build tree
+ * looks for data files in its qemu-bundle/ directory, not in the
+ * configured firmware path, so name Debian's seabios and qemu-system-data
+ * directories explicitly (as scripts/run-guest does).
+ */
+char *zr_firmware_args(void);
+
+/* --- The virtio-scsi transport */
+typedef struct ZrScsi ZrScsi;
+
+/*
+ * Boot q35 with a virtio-scsi-pci HBA (id vs0, bus vs0.0) plus the extra
+ * command line @fmt, and talk to target 0, LUN 0.  The first command's
+ * POWER ON unit attention is consumed and checked.
+ */
+ZrScsi *zr_scsi_start(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+void zr_scsi_stop(ZrScsi *s);
+QTestState *zr_scsi_qts(ZrScsi *s);
+
+void zr_scsi_cmd(ZrScsi *s, const uint8_t *cdb, const void *out,
+                 size_t out_len, void *in, size_t in_len, ZrScsiResp *resp);
+void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n);
+/* LOGICAL UNIT RESET task management function; returns its response. */
+uint8_t zr_scsi_lun_reset(ZrScsi *s);
+
+#endif

@@ -1,0 +1,1624 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtests of scsi-zbc over virtio-scsi: every supported command, every
+ * sense path, REPORT ZONES options and lengths, the zone state machine
+ * through ZBC OUT, resources and implicit close, capacity below zone size
+ * (gap zones), conventional zones, 512- and 4096-byte blocks, malformed
+ * CDBs, reordering policies and run-time controls.
+ *
+ * Unless a test says otherwise the disk is null-backed, 4096-byte blocks,
+ * 16 zones of 16 blocks (64 KiB), zones 0 and 1 conventional.  Expected
+ * sense data are ZBC-2/SBC-4/SPC-5's, cross-checked with the libzbc
+ * conformance suite (test/scripts/01_sk_ascq_check, numbers cited).
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "libqtest.h"
+#include "qapi/error.h"
+#include "qobject/qdict.h"
+#include "qobject/qjson.h"
+#include "scsi/constants.h"
+#include "zr-scsi-helpers.h"
+
+#define BS          4096
+#define ZB          16                  /* zone size in blocks */
+#define NZ          16
+#define NCONV       2
+#define NBLOCKS     (ZB * NZ)
+#define GEOMETRY    "size=1M,zone-size=64K,conv-zones=2"
+
+#define SA_CLOSE    0x01
+#define SA_FINISH   0x02
+#define SA_OPEN     0x03
+#define SA_RESET    0x04
+
+/* ZONE CONDITION codes */
+enum { C_NOT_WP = 0x0, C_EMPTY = 0x1, C_IMP = 0x2, C_EXP = 0x3,
+       C_CLOSED = 0x4, C_RO = 0xd, C_FULL = 0xe, C_OFFLINE = 0xf };
+
+#define ILLEGAL     ILLEGAL_REQUEST
+
+static uint64_t zs(unsigned zone)
+{
+    return (uint64_t)zone * ZB;
+}
+
+static ZrScsi *boot(const char *props)
+{
+    return zr_scsi_start("-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,"
+                         "lun=0,%s", props);
+}
+
+/* A raw image of @size bytes filled with @fill; the caller unlinks it. */
+static char *make_image(size_t size, uint8_t fill)
+{
+    g_autofree uint8_t *buf = g_malloc(size);
+    char *path = NULL;
+    int fd = g_file_open_tmp("zr-zbc-XXXXXX.img", &path, NULL);
+
+    g_assert_cmpint(fd, >=, 0);
+    memset(buf, fill, size);
+    g_assert_cmpint(write(fd, buf, size), ==, size);
+    close(fd);
+    return path;
+}
+
+static ZrScsi *boot_drive(const char *img, const char *props)
+{
+    return zr_scsi_start("-drive if=none,id=d0,file=%s,format=raw "
+                         "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,"
+                         "lun=0,drive=d0,%s", img, props);
+}
+
+/* --- Commands */
+
+static void cmd(ZrScsi *s, const uint8_t *cdb, const void *out, size_t olen,
+                void *in, size_t ilen, ZrScsiResp *r)
+{
+    zr_scsi_cmd(s, cdb, out, olen, in, ilen, r);
+}
+
+static void write16(ZrScsi *s, uint64_t lba, uint32_t nb, uint8_t fill,
+                    ZrScsiResp *r)
+{
+    g_autofree uint8_t *buf = g_malloc(nb * BS + 1);
+    uint8_t cdb[16];
+
+    memset(buf, fill, nb * BS + 1);
+    zr_cdb_rw16(cdb, WRITE_16, lba, nb);
+    cmd(s, cdb, buf, nb * BS, NULL, 0, r);
+}
+
+static void write_ok(ZrScsi *s, uint64_t lba, uint32_t nb, uint8_t fill)
+{
+    ZrScsiResp r;
+
+    write16(s, lba, nb, fill, &r);
+    zr_assert_good(&r);
+}
+
+static void write_err(ZrScsi *s, uint64_t lba, uint32_t nb, uint8_t key,
+                      uint8_t asc, uint8_t ascq)
+{
+    ZrScsiResp r;
+
+    write16(s, lba, nb, 0x5a, &r);
+    zr_assert_sense(&r, key, asc, ascq);
+}
+
+static void read16(ZrScsi *s, uint64_t lba, uint32_t nb, uint8_t *buf,
+                   ZrScsiResp *r)
+{
+    uint8_t cdb[16];
+
+    zr_cdb_rw16(cdb, READ_16, lba, nb);
+    cmd(s, cdb, NULL, 0, buf, nb * BS, r);
+}
+
+static void zone_op(ZrScsi *s, uint8_t sa, uint64_t zone, bool all,
+                    ZrScsiResp *r)
+{
+    uint8_t cdb[16];
+
+    zr_cdb_zbc_out(cdb, sa, zone, all);
+    cmd(s, cdb, NULL, 0, NULL, 0, r);
+}
+
+static void zone_ok(ZrScsi *s, uint8_t sa, uint64_t zone, bool all)
+{
+    ZrScsiResp r;
+
+    zone_op(s, sa, zone, all, &r);
+    zr_assert_good(&r);
+}
+
+static void zone_err(ZrScsi *s, uint8_t sa, uint64_t zone, bool all,
+                     uint8_t key, uint8_t asc, uint8_t ascq)
+{
+    ZrScsiResp r;
+
+    zone_op(s, sa, zone, all, &r);
+    zr_assert_sense(&r, key, asc, ascq);
+}
+
+/* REPORT ZONES into @d; returns the descriptors received. */
+static size_t report(ZrScsi *s, uint64_t lba, uint8_t option, bool partial,
+                     uint32_t alloc, uint32_t *list_len, ZrZoneDesc *d,
+                     size_t max, ZrScsiResp *r)
+{
+    g_autofree uint8_t *buf = g_malloc0(MAX(alloc, 64));
+    uint64_t max_lba;
+    uint8_t cdb[16];
+
+    zr_cdb_report_zones(cdb, lba, alloc, partial, option);
+    cmd(s, cdb, NULL, 0, buf, alloc, r);
+    if (r->status != GOOD || alloc < 64) {
+        return 0;
+    }
+    return zr_parse_report(buf, alloc - r->resid, list_len, &max_lba, d, max);
+}
+
+/* The descriptor of the zone containing @lba. */
+static ZrZoneDesc zone_at(ZrScsi *s, uint64_t lba)
+{
+    ZrZoneDesc d;
+    uint32_t list;
+    ZrScsiResp r;
+
+    g_assert_cmpuint(report(s, lba, 0, false, 128, &list, &d, 1, &r), ==, 1);
+    zr_assert_good(&r);
+    return d;
+}
+
+static void check_zone(ZrScsi *s, uint64_t lba, uint8_t cond, uint64_t wp)
+{
+    ZrZoneDesc d = zone_at(s, lba);
+
+    g_assert_cmphex(d.cond, ==, cond);
+    g_assert_cmphex(d.wp, ==, wp);
+}
+
+static uint64_t qom_u64(ZrScsi *s, const char *prop)
+{
+    QDict *rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'qom-get', "
+                           "'arguments': { 'path': '/machine/peripheral/zbc0',"
+                           " 'property': %s } }", prop);
+    uint64_t v;
+
+    g_assert(qdict_haskey(rsp, "return"));
+    v = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return v;
+}
+
+static void qom_set_str(ZrScsi *s, const char *prop, const char *value)
+{
+    qobject_unref(qtest_qmp_assert_success_ref(zr_scsi_qts(s),
+        "{ 'execute': 'qom-set', 'arguments': { 'path': "
+        "'/machine/peripheral/zbc0', 'property': %s, 'value': %s } }",
+        prop, value));
+}
+
+static void inject(ZrScsi *s, const char *what, uint64_t lba)
+{
+    qobject_unref(qtest_qmp_assert_success_ref(zr_scsi_qts(s),
+        "{ 'execute': 'qom-set', 'arguments': { 'path': "
+        "'/machine/peripheral/zbc0', 'property': %s, 'value': %u } }",
+        what, (unsigned)lba));
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * INQUIRY, VPD, READ CAPACITY
+ */
+
+static void test_inquiry(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[64];
+    ZrScsiResp r;
+
+    zr_cdb_inquiry(cdb, false, 0, 64);
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 64 - 36);
+    g_assert_cmphex(buf[0], ==, TYPE_ZBC);          /* PDT 14h, PQ 0 */
+    g_assert_cmphex(buf[1], ==, 0);                 /* not removable */
+    g_assert_cmphex(buf[2], ==, 0x07);              /* SPC-5 */
+    g_assert_cmphex(buf[3], ==, 0x12);              /* HISUP, format 2 */
+    g_assert_cmpuint(buf[4], ==, 31);
+    g_assert_cmphex(buf[7], ==, 0x02);              /* CMDQUE */
+    g_assert(!memcmp(&buf[8], "QEMU    QEMU ZBC DISK   ", 24));
+
+    /* The allocation length cuts the data, not an error (SPC-5). */
+    memset(buf, 0xee, sizeof(buf));
+    zr_cdb_inquiry(cdb, false, 0, 5);
+    cmd(s, cdb, NULL, 0, buf, 5, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmphex(buf[0], ==, TYPE_ZBC);
+    g_assert_cmpuint(buf[4], ==, 31);
+    g_assert_cmphex(buf[5], ==, 0xee);
+
+    /* PAGE CODE without EVPD; CMDDT (obsolete, reserved). */
+    zr_cdb_inquiry(cdb, false, 0x80, 64);
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_inquiry(cdb, false, 0, 64);
+    cdb[1] = 0x02;
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_scsi_stop(s);
+}
+
+static void vpd(ZrScsi *s, uint8_t page, uint8_t *buf, size_t len,
+                ZrScsiResp *r)
+{
+    uint8_t cdb[16];
+
+    memset(buf, 0xee, len);
+    zr_cdb_inquiry(cdb, true, page, len);
+    cmd(s, cdb, NULL, 0, buf, len, r);
+}
+
+static void test_vpd(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",serial=SN123,wwn=0x5000c50015ea71ac,"
+                     "max-open=3");
+    static const uint8_t pages[] = { 0x00, 0x80, 0x83, 0xb0, 0xb1, 0xb6 };
+    uint8_t buf[128];
+    ZrScsiResp r;
+
+    vpd(s, 0x00, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, TYPE_ZBC);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, sizeof(pages));
+    g_assert(!memcmp(&buf[4], pages, sizeof(pages)));
+
+    vpd(s, 0x80, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 5);
+    g_assert(!memcmp(&buf[4], "SN123", 5));
+
+    vpd(s, 0x83, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 4 + 13 + 12);
+    g_assert_cmphex(buf[4], ==, 0x02);              /* ASCII */
+    g_assert_cmphex(buf[5], ==, 0x01);              /* LU, T10 vendor ID */
+    g_assert_cmpuint(buf[7], ==, 13);
+    g_assert(!memcmp(&buf[8], "QEMU    SN123", 13));
+    g_assert_cmphex(buf[21], ==, 0x01);             /* binary */
+    g_assert_cmphex(buf[22], ==, 0x03);             /* LU, NAA */
+    g_assert_cmpuint(buf[24], ==, 8);
+    g_assert_cmphex(ldq_be_p(&buf[25]), ==, 0x5000c50015ea71acULL);
+
+    vpd(s, 0xb0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 0x3c);
+    g_assert_cmpuint(lduw_be_p(&buf[6]), ==, 1);
+    g_assert_cmpuint(ldl_be_p(&buf[8]), ==, 2 * 1024 * 1024 / BS);
+
+    vpd(s, 0xb1, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[4]), ==, 1);    /* non-rotating */
+
+    vpd(s, 0xb6, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 0x3c);
+    g_assert_cmphex(buf[4], ==, 0x01);              /* URSWRZ */
+    g_assert_cmphex((uint32_t)ldl_be_p(&buf[8]), ==, 0xffffffff);
+    g_assert_cmphex((uint32_t)ldl_be_p(&buf[12]), ==, 0xffffffff);
+    g_assert_cmpuint(ldl_be_p(&buf[16]), ==, 3);    /* max open SWRZ */
+    g_assert_cmphex(buf[23], ==, 0x01);             /* constant length */
+    g_assert_cmphex(ldq_be_p(&buf[24]), ==, 0);
+
+    vpd(s, 0x89, buf, sizeof(buf), &r);             /* ATA information */
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_scsi_stop(s);
+
+    /* Without serial: no page 80h; no max-open: FFFFFFFFh. */
+    s = boot(GEOMETRY);
+    vpd(s, 0x00, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 5);
+    g_assert_cmphex(buf[5], ==, 0x83);
+    vpd(s, 0x80, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    vpd(s, 0xb6, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex((uint32_t)ldl_be_p(&buf[16]), ==, 0xffffffff);
+    zr_scsi_stop(s);
+}
+
+static void test_read_capacity(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",physical_block_size=16384");
+    uint8_t cdb[16], buf[32];
+    ZrScsiResp r;
+
+    zr_cdb_rc16(cdb, 32);
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[0]), ==, NBLOCKS - 1);
+    g_assert_cmpuint(ldl_be_p(&buf[8]), ==, BS);
+    g_assert_cmphex(buf[12], ==, 0x10);             /* RC BASIS 01b */
+    g_assert_cmpuint(buf[13], ==, 2);               /* 4 blocks/physical */
+
+    memset(buf, 0xee, sizeof(buf));
+    zr_cdb_rc16(cdb, 12);
+    cmd(s, cdb, NULL, 0, buf, 12, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmpuint(ldl_be_p(&buf[8]), ==, BS);
+    g_assert_cmphex(buf[12], ==, 0xee);
+
+    memset(cdb, 0, 16);
+    cdb[0] = READ_CAPACITY_10;
+    cmd(s, cdb, NULL, 0, buf, 8, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldl_be_p(&buf[0]), ==, NBLOCKS - 1);
+    g_assert_cmpuint(ldl_be_p(&buf[4]), ==, BS);
+
+    /* Obsolete PMI and LBA fields are reserved here. */
+    cdb[8] = 0x01;
+    cmd(s, cdb, NULL, 0, buf, 8, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+
+    /* SERVICE ACTION IN(16) with another service action. */
+    zr_cdb_rc16(cdb, 32);
+    cdb[1] = 0x12;                                  /* GET LBA STATUS */
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * TEST UNIT READY, REQUEST SENSE, START STOP UNIT, LU reset
+ */
+
+static void test_sense_and_ready(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16] = { TEST_UNIT_READY }, buf[32];
+    ZrScsiResp r;
+
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+
+    /* Nothing pending: NO SENSE, fixed or descriptor format. */
+    memset(cdb, 0, 16);
+    cdb[0] = REQUEST_SENSE;
+    cdb[4] = 32;
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x70);
+    g_assert_cmphex(buf[2], ==, NO_SENSE);
+    g_assert_cmpuint(r.resid, ==, 32 - 18);
+    cdb[1] = 0x01;
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x72);
+    g_assert_cmphex(buf[1], ==, NO_SENSE);
+
+    /* The sense of the last failed command is reported again. */
+    write_err(s, zs(4) + 1, 1, ILLEGAL, 0x21, 0x04);
+    cdb[1] = 0;
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[2], ==, ILLEGAL);
+    g_assert_cmphex(buf[12], ==, 0x21);
+    g_assert_cmphex(buf[13], ==, 0x04);
+    zr_scsi_stop(s);
+}
+
+static void start_stop(ZrScsi *s, uint8_t b4, ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { START_STOP, 0, 0, 0, b4 };
+
+    cmd(s, cdb, NULL, 0, NULL, 0, r);
+}
+
+static void test_start_stop(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    uint8_t tur[16] = { TEST_UNIT_READY }, rs[16] = { REQUEST_SENSE, 0, 0, 0,
+                                                      18 };
+    uint8_t buf[4 * BS];
+    ZrScsiResp r;
+
+    start_stop(s, 0x00, &r);                    /* stop (and flush) */
+    zr_assert_good(&r);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, NOT_READY, 0x04, 0x02);
+    read16(s, zs(2), 1, buf, &r);
+    zr_assert_sense(&r, NOT_READY, 0x04, 0x02);
+    write_err(s, zs(2), 1, NOT_READY, 0x04, 0x02);
+    zone_err(s, SA_OPEN, zs(2), false, NOT_READY, 0x04, 0x02);
+    /*
+     * With no sense pending (INQUIRY succeeded), REQUEST SENSE reports
+     * the stopped state, with GOOD status.
+     */
+    zr_cdb_inquiry(tur, false, 0, 36);
+    cmd(s, tur, NULL, 0, buf, 36, &r);
+    zr_assert_good(&r);
+    memset(tur, 0, 16);
+    cmd(s, rs, NULL, 0, buf, 18, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[2], ==, NOT_READY);
+    g_assert_cmphex(buf[12], ==, 0x04);
+    g_assert_cmphex(buf[13], ==, 0x02);
+
+    start_stop(s, 0x01, &r);                    /* start */
+    zr_assert_good(&r);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    write_ok(s, zs(2), 1, 0x11);
+
+    start_stop(s, 0x02, &r);                    /* LOEJ: no medium to eject */
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    start_stop(s, 0x30, &r);                    /* STANDBY */
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+
+    /* A LU reset starts the LU and reports it; zones survive it. */
+    start_stop(s, 0x04, &r);                    /* stop, NO_FLUSH */
+    zr_assert_good(&r);
+    g_assert_cmpuint(zr_scsi_lun_reset(s), ==, 0);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, UNIT_ATTENTION, 0x29, 0x00);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(2), C_IMP, zs(2) + 1);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * MODE SENSE, MODE SELECT
+ */
+
+static void mode_sense(ZrScsi *s, bool ten, uint8_t b1, uint8_t b2,
+                       uint8_t sub, uint8_t *buf, ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { ten ? MODE_SENSE_10 : MODE_SENSE, b1, b2, sub };
+
+    if (ten) {
+        stw_be_p(&cdb[7], 255);
+    } else {
+        cdb[4] = 255;
+    }
+    memset(buf, 0xee, 255);
+    cmd(s, cdb, NULL, 0, buf, 255, r);
+}
+
+static void test_mode_sense(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[255];
+    ZrScsiResp r;
+
+    /* MODE SENSE(6), all pages, with the block descriptor. */
+    mode_sense(s, false, 0, 0x3f, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(buf[0], ==, 4 + 8 + 12 + 20 + 12 - 1);
+    g_assert_cmpuint(r.resid, ==, 255 - (buf[0] + 1));
+    g_assert_cmphex(buf[1], ==, 0);
+    g_assert_cmphex(buf[2], ==, 0x10);              /* DPOFUA, not WP */
+    g_assert_cmpuint(buf[3], ==, 8);
+    g_assert_cmpuint(ldl_be_p(&buf[4]), ==, NBLOCKS);
+    g_assert_cmpuint(ldl_be_p(&buf[8]) & 0xffffff, ==, BS);
+    g_assert_cmphex(buf[12], ==, 0x01);
+    g_assert_cmphex(buf[13], ==, 0x0a);
+    g_assert_cmphex(buf[24], ==, 0x08);
+    g_assert_cmphex(buf[25], ==, 0x12);
+    g_assert_cmphex(buf[26], ==, 0x04);             /* WCE */
+    g_assert_cmphex(buf[44], ==, 0x0a);
+    g_assert_cmphex(buf[45], ==, 0x0a);
+    g_assert_cmphex(buf[47], ==, 0x10);             /* QAM 1 */
+
+    /* MODE SENSE(10), LLBAA: the long descriptor; DBD: none. */
+    mode_sense(s, true, 0x10, 0x08, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[0]), ==, 8 + 16 + 20 - 2);
+    g_assert_cmphex(buf[4], ==, 0x01);              /* LONGLBA */
+    g_assert_cmpuint(lduw_be_p(&buf[6]), ==, 16);
+    g_assert_cmpuint(ldq_be_p(&buf[8]), ==, NBLOCKS);
+    g_assert_cmpuint(ldl_be_p(&buf[20]), ==, BS);
+    g_assert_cmphex(buf[24], ==, 0x08);
+    mode_sense(s, true, 0x08, 0x08, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(lduw_be_p(&buf[6]), ==, 0);
+    g_assert_cmphex(buf[8], ==, 0x08);
+
+    /* Changeable values: WCE only; saved values: not supported. */
+    mode_sense(s, false, 0x08, 0x48, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[6], ==, 0x04);
+    g_assert_cmphex(buf[7], ==, 0x00);
+    mode_sense(s, false, 0x08, 0x4a, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[6], ==, 0x00);
+    mode_sense(s, false, 0x08, 0xc8, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x39, 0x00);
+
+    /* Unsupported page and subpage; 3Fh/FFh is all pages. */
+    mode_sense(s, false, 0x08, 0x1c, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    mode_sense(s, false, 0x08, 0x08, 0x01, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    mode_sense(s, false, 0x08, 0x3f, 0xff, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(buf[0], ==, 4 + 12 + 20 + 12 - 1);
+    zr_scsi_stop(s);
+}
+
+/* MODE SELECT(10) of a parameter list of @len bytes. */
+static void mode_select(ZrScsi *s, uint8_t b1, const uint8_t *list,
+                        size_t len, ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { MODE_SELECT_10, b1 };
+
+    stw_be_p(&cdb[7], len);
+    cmd(s, cdb, list, len, NULL, 0, r);
+}
+
+static void test_mode_select(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    /* header (8), short block descriptor (8), Caching page (20) */
+    uint8_t list[36] = { 0 }, buf[255];
+    ZrScsiResp r;
+
+    list[7] = 8;
+    stl_be_p(&list[12], BS);
+    list[16] = 0x08;
+    list[17] = 0x12;
+
+    /* WCE off, and back on: MODE SENSE shows the current value. */
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_good(&r);
+    mode_sense(s, false, 0x08, 0x08, 0, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[6], ==, 0x00);
+    mode_sense(s, false, 0x08, 0x88, 0, buf, &r);   /* default: on */
+    g_assert_cmphex(buf[6], ==, 0x04);
+    list[18] = 0x04;
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_good(&r);
+    mode_sense(s, false, 0x08, 0x08, 0, buf, &r);
+    g_assert_cmphex(buf[6], ==, 0x04);
+
+    /* A bit that is not changeable (RCD). */
+    list[18] = 0x05;
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x26, 0x00);
+    list[18] = 0x04;
+    /* A page length of its own. */
+    list[17] = 0x10;
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x26, 0x00);
+    list[17] = 0x12;
+    /* The list ends inside the page. */
+    mode_select(s, 0x10, list, sizeof(list) - 4, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x1a, 0x00);
+    /* A block length that is not ours. */
+    stl_be_p(&list[12], 512);
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x26, 0x00);
+    stl_be_p(&list[12], BS);
+    /* SP: saving is not supported; PF = 0: only standard pages. */
+    mode_select(s, 0x11, list, sizeof(list), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    mode_select(s, 0x00, list, sizeof(list), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    /* An empty list changes nothing. */
+    mode_select(s, 0x10, list, 0, &r);
+    zr_assert_good(&r);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * REPORT SUPPORTED OPERATION CODES
+ */
+
+static void rsoc(ZrScsi *s, uint8_t b2, uint8_t opcode, uint16_t sa,
+                 uint8_t *buf, size_t len, ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { MAINTENANCE_IN, 0x0c, b2, opcode };
+
+    stw_be_p(&cdb[4], sa);
+    stl_be_p(&cdb[6], len);
+    cmd(s, cdb, NULL, 0, buf, len, r);
+}
+
+static void test_rsoc(void)
+{
+    static const struct {
+        uint8_t opcode;
+        int sa;
+        uint8_t cdb_len;
+    } want[] = {
+        { TEST_UNIT_READY, -1, 6 }, { REQUEST_SENSE, -1, 6 },
+        { INQUIRY, -1, 6 }, { MODE_SELECT, -1, 6 }, { MODE_SENSE, -1, 6 },
+        { START_STOP, -1, 6 }, { READ_CAPACITY_10, -1, 10 },
+        { READ_10, -1, 10 }, { WRITE_10, -1, 10 },
+        { SYNCHRONIZE_CACHE, -1, 10 }, { MODE_SELECT_10, -1, 10 },
+        { MODE_SENSE_10, -1, 10 }, { READ_16, -1, 16 }, { WRITE_16, -1, 16 },
+        { SYNCHRONIZE_CACHE_16, -1, 16 }, { 0x94, 1, 16 }, { 0x94, 2, 16 },
+        { 0x94, 3, 16 }, { 0x94, 4, 16 }, { 0x95, 0, 16 },
+        { SERVICE_ACTION_IN_16, 0x10, 16 }, { REPORT_LUNS, -1, 12 },
+        { MAINTENANCE_IN, 0x0c, 12 },
+    };
+    static const uint8_t read16_usage[16] = {
+        READ_16, 0x18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+        0xff, 0xff, 0xff, 0xff, 0x00, 0x00,
+    };
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[1024];
+    ZrScsiResp r;
+    size_t i, n;
+
+    /* All commands, then the same with command timeouts descriptors. */
+    rsoc(s, 0x00, 0, 0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    n = ldl_be_p(&buf[0]) / 8;
+    g_assert_cmpuint(n, ==, ARRAY_SIZE(want));
+    for (i = 0; i < n; i++) {
+        const uint8_t *d = &buf[4 + i * 8];
+
+        g_assert_cmphex(d[0], ==, want[i].opcode);
+        g_assert_cmphex(d[5], ==, want[i].sa >= 0 ? 0x01 : 0x00);
+        g_assert_cmpuint(lduw_be_p(&d[2]), ==, MAX(want[i].sa, 0));
+        g_assert_cmpuint(lduw_be_p(&d[6]), ==, want[i].cdb_len);
+    }
+    rsoc(s, 0x80, 0, 0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldl_be_p(&buf[0]), ==, n * 20);
+    g_assert_cmphex(buf[4 + 5], ==, 0x02);          /* CTDP */
+    g_assert_cmpuint(lduw_be_p(&buf[4 + 8]), ==, 10);
+
+    /* One command: its CDB usage data. */
+    rsoc(s, 0x01, READ_16, 0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x03);              /* supported */
+    g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 16);
+    g_assert(!memcmp(&buf[4], read16_usage, 16));
+    g_assert_cmpuint(r.resid, ==, sizeof(buf) - 20);
+    /* RESET WRITE POINTER: ALL used, ZONE COUNT not supported. */
+    rsoc(s, 0x82, 0x94, 0x04, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x83);              /* CTDP, supported */
+    g_assert_cmphex(buf[4 + 1], ==, 0x1f);
+    g_assert_cmphex(buf[4 + 12], ==, 0x00);
+    g_assert_cmphex(buf[4 + 13], ==, 0x00);
+    g_assert_cmphex(buf[4 + 14], ==, 0x01);
+    g_assert_cmpuint(lduw_be_p(&buf[20]), ==, 10);  /* timeouts descriptor */
+    rsoc(s, 0x03, SERVICE_ACTION_IN_16, 0x10, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x03);
+    rsoc(s, 0x03, READ_10, 0x55, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x03);
+
+    /* Not supported: opcode, service action. */
+    rsoc(s, 0x01, READ_6, 0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x01);
+    rsoc(s, 0x02, 0x94, 0x05, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x01);
+
+    /* Option 1 on an opcode with service actions, 2 on one without. */
+    rsoc(s, 0x01, 0x94, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    rsoc(s, 0x02, READ_16, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    rsoc(s, 0x04, READ_16, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Malformed CDBs
+ */
+
+static void test_bad_cdbs(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[BS];
+    ZrScsiResp r;
+
+    /* Unsupported operation codes (READ(6), WRITE(12), vendor 0xff). */
+    memset(cdb, 0, 16);
+    cdb[0] = READ_6;
+    cdb[4] = 1;
+    cmd(s, cdb, NULL, 0, buf, BS, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x20, 0x00);
+    memset(cdb, 0, 16);
+    cdb[0] = WRITE_12;
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x20, 0x00);
+    memset(cdb, 0, 16);
+    cdb[0] = 0xff;
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x20, 0x00);
+
+    /* Known opcodes, unsupported service actions. */
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cdb[1] = 0x06;                                  /* REPORT REALMS */
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zone_err(s, 0x00, zs(2), false, ILLEGAL, 0x24, 0x00);
+    zone_err(s, 0x05, zs(2), false, ILLEGAL, 0x24, 0x00);  /* SEQUENTIALIZE */
+    memset(cdb, 0, 16);
+    cdb[0] = MAINTENANCE_IN;
+    cdb[1] = 0x0a;                                  /* REPORT TPG */
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+
+    /* Reserved bits: READ(16) byte 14, RDPROTECT, the CONTROL byte. */
+    zr_cdb_rw16(cdb, READ_16, zs(2), 1);
+    cdb[14] = 0x01;
+    cmd(s, cdb, NULL, 0, buf, BS, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_rw16(cdb, READ_16, zs(2), 1);
+    cdb[1] |= 0x20;
+    cmd(s, cdb, NULL, 0, buf, BS, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_rw16(cdb, READ_16, zs(2), 1);
+    cdb[15] = 0x04;                                 /* NACA */
+    cmd(s, cdb, NULL, 0, buf, BS, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    /* ZBC OUT ZONE COUNT and REPORT ZONES byte 14 bit 6. */
+    zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
+    cdb[13] = 0x01;
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_report_zones(cdb, 0, 64, false, 0x40);
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+
+    /* Transfer length above MAXIMUM TRANSFER LENGTH (512 blocks). */
+    {
+        g_autofree uint8_t *big = g_malloc(513 * BS);
+
+        zr_cdb_rw16(cdb, READ_16, 0, 513);
+        cmd(s, cdb, NULL, 0, big, 513 * BS, &r);
+        zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    }
+
+    /* Nothing changed, the LU still answers. */
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * READ and WRITE
+ */
+
+static void test_write_rules(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    /* Not at the write pointer (libzbc 01.070, 01.075). */
+    write_err(s, zs(2) + 1, 1, ILLEGAL, 0x21, 0x04);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    write_ok(s, zs(2), 4, 0x11);
+    check_zone(s, zs(2), C_IMP, zs(2) + 4);
+    write_err(s, zs(2), 2, ILLEGAL, 0x21, 0x04);
+    write_err(s, zs(2) + 8, 2, ILLEGAL, 0x21, 0x04);
+    g_assert_cmpuint(qom_u64(s, "stats.unaligned-writes"), ==, 3);
+
+    /* Crossing the zone end from, below, above the wp (01.071/092/093). */
+    write_err(s, zs(2) + 4, ZB, ILLEGAL, 0x21, 0x05);
+    write_err(s, zs(2) + 2, ZB, ILLEGAL, 0x21, 0x05);
+    write_err(s, zs(2) + 8, ZB, ILLEGAL, 0x21, 0x05);
+    check_zone(s, zs(2), C_IMP, zs(2) + 4);
+
+    /* Filling the zone makes it FULL; a FULL zone refuses (01.073). */
+    write_ok(s, zs(2) + 4, ZB - 4, 0x11);
+    check_zone(s, zs(2), C_FULL, zs(3));
+    write_err(s, zs(2), 1, ILLEGAL, 0x24, 0x00);
+    write_err(s, zs(3) - 1, 2, ILLEGAL, 0x21, 0x05);     /* 01.090 */
+
+    /* Conventional zones: anywhere, in any order, not into a seq zone. */
+    write_ok(s, 5, 2, 0x22);
+    write_ok(s, 1, 2, 0x22);
+    write_ok(s, 0, 2 * ZB, 0x22);
+    write_err(s, zs(2) - 1, 2, ILLEGAL, 0x21, 0x05);     /* 01.077 */
+
+    /* Beyond the capacity. */
+    write_err(s, NBLOCKS, 1, ILLEGAL, 0x21, 0x00);
+    write_err(s, NBLOCKS - 1, 2, ILLEGAL, 0x21, 0x00);
+    write_err(s, UINT64_MAX, 1, ILLEGAL, 0x21, 0x00);
+
+    /* Zero length: nothing written, nothing checked but the range. */
+    zr_cdb_rw16(cdb, WRITE_16, zs(3) + 7, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(3), C_EMPTY, zs(3));
+    zr_cdb_rw16(cdb, WRITE_16, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+
+    /* WRITE(10) with FUA. */
+    {
+        uint8_t data[2 * BS] = { 0 };
+
+        zr_cdb_rw10(cdb, WRITE_10, zs(3), 2);
+        cdb[1] = 0x08;
+        cmd(s, cdb, data, sizeof(data), NULL, 0, &r);
+        zr_assert_good(&r);
+        check_zone(s, zs(3), C_IMP, zs(3) + 2);
+    }
+    g_assert_cmpuint(qom_u64(s, "stats.writes"), ==, 6);
+    g_assert_cmpuint(qom_u64(s, "stats.blocks-written"), ==,
+                     4 + (ZB - 4) + 2 + 2 + 2 * ZB + 2);
+    zr_scsi_stop(s);
+}
+
+static void test_read_rules(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    g_autofree uint8_t *buf = g_malloc(2 * ZB * BS);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+    size_t i;
+
+    /* Written blocks read back; above the wp, zeros, not the old 0xaa. */
+    write_ok(s, zs(2), 4, 0x11);
+    read16(s, zs(2), 8, buf, &r);
+    zr_assert_good(&r);
+    for (i = 0; i < 8 * BS; i++) {
+        g_assert_cmphex(buf[i], ==, i < 4 * BS ? 0x11 : 0x00);
+    }
+    /* URSWRZ = 1: across sequential zones, above write pointers. */
+    read16(s, zs(2) + 8, ZB, buf, &r);
+    zr_assert_good(&r);
+    /* Conventional zones hold what the drive holds. */
+    read16(s, 0, 2, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0xaa);
+    /* Conventional into sequential: 01.062/064. */
+    read16(s, zs(2) - 1, 2, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x06);
+    /* READ(10), range, zero length. */
+    zr_cdb_rw10(cdb, READ_10, zs(2), 1);
+    cmd(s, cdb, NULL, 0, buf, BS, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x11);
+    read16(s, NBLOCKS - 1, 2, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, READ_16, zs(5), 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+
+    /* RESET: the data reads as zeros again. */
+    zone_ok(s, SA_RESET, zs(2), false);
+    read16(s, zs(2), 4, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x00);
+    g_assert_cmphex(buf[4 * BS - 1], ==, 0x00);
+
+    /* FINISH: the blocks never written are zeroed on the drive itself. */
+    write_ok(s, zs(3), 2, 0x33);
+    zone_ok(s, SA_FINISH, zs(3), false);
+    read16(s, zs(3), ZB, buf, &r);
+    zr_assert_good(&r);
+    for (i = 0; i < ZB * BS; i++) {
+        g_assert_cmphex(buf[i], ==, i < 2 * BS ? 0x33 : 0x00);
+    }
+    {
+        g_autofree char *raw = NULL;
+        gsize len;
+
+        g_assert(g_file_get_contents(img, &raw, &len, NULL));
+        g_assert_cmpuint(len, ==, NBLOCKS * BS);
+        g_assert_cmphex((uint8_t)raw[zs(3) * BS + 2 * BS], ==, 0x00);
+        g_assert_cmphex((uint8_t)raw[zs(4) * BS - 1], ==, 0x00);
+        g_assert_cmphex((uint8_t)raw[zs(4) * BS], ==, 0xaa);
+    }
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/* URSWRZ = 0: reads above the wp and across zones are refused. */
+static void test_read_restricted(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",unrestricted-read=off");
+    uint8_t buf[2 * ZB * BS];
+    ZrScsiResp r;
+
+    vpd(s, 0xb6, buf, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[4], ==, 0x00);
+    write_ok(s, zs(2), 4, 0x11);
+    read16(s, zs(2), 4, buf, &r);
+    zr_assert_good(&r);
+    read16(s, zs(2) + 2, 3, buf, &r);                   /* 01.060 */
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x06);
+    zone_ok(s, SA_FINISH, zs(2), false);
+    zone_ok(s, SA_FINISH, zs(3), false);
+    read16(s, zs(3) - 1, 2, buf, &r);                   /* 01.061/063 */
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x07);
+    read16(s, zs(2), ZB, buf, &r);
+    zr_assert_good(&r);
+    zr_scsi_stop(s);
+}
+
+static void test_null_backed(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[4 * BS];
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    write_ok(s, 0, 4, 0x77);
+    write_ok(s, zs(6), 4, 0x77);
+    read16(s, 0, 4, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0);
+    g_assert_cmphex(buf[sizeof(buf) - 1], ==, 0);
+    read16(s, zs(6), 4, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[BS], ==, 0);
+    memset(cdb, 0, 16);
+    cdb[0] = SYNCHRONIZE_CACHE;
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(6), C_IMP, zs(6) + 4);
+    zr_scsi_stop(s);
+
+    /* The defaults: 1 GiB, 4 MiB zones, one conventional zone. */
+    s = boot("serial=x");
+    zr_cdb_rc16(cdb, 32);
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[0]), ==, 1024 * 1024 * 1024 / BS - 1);
+    check_zone(s, 0, C_NOT_WP, UINT64_MAX);
+    g_assert_cmpuint(zone_at(s, 0).len, ==, 4 * 1024 * 1024 / BS);
+    check_zone(s, 4 * 1024 * 1024 / BS, C_EMPTY, 4 * 1024 * 1024 / BS);
+    zr_scsi_stop(s);
+}
+
+static void test_sync_cache(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    uint8_t cdb[16] = { 0 };
+    ZrScsiResp r;
+
+    write_ok(s, zs(2), 1, 0x11);
+    zr_cdb_rw10(cdb, SYNCHRONIZE_CACHE, 0, 0);
+    cdb[1] = 0x02;                                  /* IMMED */
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, zs(2), ZB);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, NBLOCKS - 1, 2);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw10(cdb, SYNCHRONIZE_CACHE, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Zone management
+ */
+
+typedef enum {
+    S_EMPTY, S_IMP, S_EXP, S_EXP_DATA, S_CLOSED, S_FULL, S__MAX
+} Start;
+
+static const char *const start_names[S__MAX] = {
+    "empty", "imp-open", "exp-open", "exp-open-with-data", "closed", "full",
+};
+
+/* Put zone 4 in @st (every other zone EMPTY). */
+static void prepare(ZrScsi *s, Start st)
+{
+    zone_ok(s, SA_RESET, 0, true);
+    switch (st) {
+    case S_EMPTY:
+        break;
+    case S_IMP:
+        write_ok(s, zs(4), 4, 1);
+        break;
+    case S_EXP:
+        zone_ok(s, SA_OPEN, zs(4), false);
+        break;
+    case S_EXP_DATA:
+        write_ok(s, zs(4), 4, 1);
+        zone_ok(s, SA_OPEN, zs(4), false);
+        break;
+    case S_CLOSED:
+        write_ok(s, zs(4), 4, 1);
+        zone_ok(s, SA_CLOSE, zs(4), false);
+        break;
+    case S_FULL:
+        write_ok(s, zs(4), ZB, 1);
+        break;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+typedef struct Expect {
+    uint8_t cond;
+    int wp;                 /* offset in the zone; -1 = unchanged */
+} Expect;
+
+/*
+ * ZBC-2's zone condition state machine for each op, single zone and ALL
+ * (libzbc section 02 runs the same matrix).  wp: E = zone start, F =
+ * zone end, K = kept.
+ */
+#define E 0
+#define F ZB
+#define K (-1)
+#define X(c, w) { C_##c, w }
+static const Expect sm_single[S__MAX][4] = {
+    /*               OPEN        CLOSE          FINISH      RESET */
+    [S_EMPTY] =    { X(EXP, E), X(EMPTY, E),  X(FULL, F), X(EMPTY, E) },
+    [S_IMP] =      { X(EXP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_EXP] =      { X(EXP, E), X(EMPTY, E),  X(FULL, F), X(EMPTY, E) },
+    [S_EXP_DATA] = { X(EXP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_CLOSED] =   { X(EXP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_FULL] =     { X(FULL, F), X(FULL, F),  X(FULL, F), X(EMPTY, E) },
+};
+static const Expect sm_all[S__MAX][4] = {
+    [S_EMPTY] =    { X(EMPTY, E), X(EMPTY, E), X(EMPTY, E), X(EMPTY, E) },
+    [S_IMP] =      { X(IMP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_EXP] =      { X(EXP, E), X(EMPTY, E),  X(FULL, F), X(EMPTY, E) },
+    [S_EXP_DATA] = { X(EXP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_CLOSED] =   { X(EXP, K), X(CLOSED, K), X(FULL, F), X(EMPTY, E) },
+    [S_FULL] =     { X(FULL, F), X(FULL, F),  X(FULL, F), X(EMPTY, E) },
+};
+#undef X
+#undef E
+#undef F
+#undef K
+
+static void test_state_machine(void)
+{
+    static const uint8_t sas[4] = { SA_OPEN, SA_CLOSE, SA_FINISH, SA_RESET };
+    ZrScsi *s = boot(GEOMETRY);
+    int st, op, all;
+
+    for (all = 0; all < 2; all++) {
+        for (st = 0; st < S__MAX; st++) {
+            for (op = 0; op < 4; op++) {
+                const Expect *e = all ? &sm_all[st][op] : &sm_single[st][op];
+                uint64_t wp;
+
+                prepare(s, st);
+                wp = zone_at(s, zs(4)).wp;
+                if (g_test_verbose()) {
+                    g_test_message("%s, op %d, all %d", start_names[st],
+                                   sas[op], all);
+                }
+                /* With ALL the ZONE ID is ignored, even out of range. */
+                zone_ok(s, sas[op], all ? UINT64_MAX : zs(4), all);
+                check_zone(s, zs(4), e->cond,
+                           e->wp < 0 ? wp : zs(4) + e->wp);
+            }
+        }
+    }
+    zr_scsi_stop(s);
+}
+
+static void test_zone_mgmt_errors(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    static const uint8_t sas[4] = { SA_OPEN, SA_CLOSE, SA_FINISH, SA_RESET };
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        /* Not a zone start (01.020/030/040/050). */
+        zone_err(s, sas[i], zs(4) + 1, false, ILLEGAL, 0x24, 0x00);
+        /* A conventional zone (01.023/031/041/051). */
+        zone_err(s, sas[i], zs(1), false, ILLEGAL, 0x24, 0x00);
+        /* Beyond the capacity (01.024/032/042/052, ZBC-2). */
+        zone_err(s, sas[i], NBLOCKS, false, ILLEGAL, 0x21, 0x00);
+    }
+    /* READ ONLY and OFFLINE zones, injected. */
+    write_ok(s, zs(5), 2, 1);
+    inject(s, "inject-read-only", zs(5) + 3);
+    inject(s, "inject-offline", zs(6));
+    check_zone(s, zs(5), C_RO, zs(5) + 2);
+    check_zone(s, zs(6), C_OFFLINE, zs(6));
+    for (i = 0; i < 4; i++) {
+        zone_err(s, sas[i], zs(5), false, DATA_PROTECT, 0x27, 0x08);
+        zone_err(s, sas[i], zs(6), false, DATA_PROTECT, 0x2c, 0x0e);
+    }
+    write_err(s, zs(5) + 2, 1, DATA_PROTECT, 0x27, 0x08);
+    write_err(s, zs(6), 1, DATA_PROTECT, 0x2c, 0x0e);
+    {
+        g_autofree uint8_t *buf = g_malloc((ZB + 1) * BS);
+        ZrScsiResp r;
+
+        read16(s, zs(5), 1, buf, &r);
+        zr_assert_good(&r);
+        read16(s, zs(6), 1, buf, &r);
+        zr_assert_sense(&r, DATA_PROTECT, 0x2c, 0x0e);
+        read16(s, zs(5), ZB + 1, buf, &r);      /* reaches zone 6 */
+        zr_assert_sense(&r, DATA_PROTECT, 0x2c, 0x0e);
+    }
+    /* ALL skips them. */
+    zone_ok(s, SA_RESET, 0, true);
+    check_zone(s, zs(5), C_RO, zs(5) + 2);
+    /* The hooks refuse what the model refuses. */
+    {
+        QDict *rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'qom-set', "
+            "'arguments': { 'path': '/machine/peripheral/zbc0', "
+            "'property': 'inject-offline', 'value': 0 } }");
+
+        g_assert(qdict_haskey(rsp, "error"));
+        qobject_unref(rsp);
+    }
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Open resources
+ */
+
+static void test_max_open(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",max-open=2");
+
+    /* Implicit opens: the least recently used one is closed for room. */
+    write_ok(s, zs(2), 1, 1);
+    write_ok(s, zs(3), 1, 1);
+    write_ok(s, zs(2) + 1, 1, 1);               /* zone 3 is now LRU */
+    write_ok(s, zs(4), 1, 1);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    check_zone(s, zs(3), C_CLOSED, zs(3) + 1);
+    check_zone(s, zs(4), C_IMP, zs(4) + 1);
+    g_assert_cmpuint(qom_u64(s, "stats.implicit-opens"), ==, 3);
+    g_assert_cmpuint(qom_u64(s, "stats.implicit-closes"), ==, 1);
+
+    /* Explicitly open zones are never closed behind the host's back. */
+    zone_ok(s, SA_OPEN, zs(2), false);
+    zone_ok(s, SA_OPEN, zs(5), false);          /* closes zone 4 */
+    check_zone(s, zs(4), C_CLOSED, zs(4) + 1);
+    write_err(s, zs(6), 1, DATA_PROTECT, 0x55, 0x0e);       /* 01.072 */
+    write_err(s, zs(3) + 1, 1, DATA_PROTECT, 0x55, 0x0e);   /* CLOSED */
+    zone_err(s, SA_OPEN, zs(6), false, DATA_PROTECT, 0x55, 0x0e); /* 01.021 */
+    zone_err(s, SA_FINISH, zs(6), false, DATA_PROTECT, 0x55, 0x0e);
+    /* Two CLOSED zones, no room: OPEN ALL opens none (01.022). */
+    zone_err(s, SA_OPEN, 0, true, DATA_PROTECT, 0x55, 0x0e);
+    check_zone(s, zs(3), C_CLOSED, zs(3) + 1);
+    /* Writes to the open zones go on; closing one makes room. */
+    write_ok(s, zs(5), 1, 1);
+    zone_ok(s, SA_CLOSE, zs(2), false);
+    write_ok(s, zs(6), 1, 1);
+    check_zone(s, zs(6), C_IMP, zs(6) + 1);
+    /* FINISH ALL needs no resources. */
+    zone_ok(s, SA_FINISH, 0, true);
+    check_zone(s, zs(3), C_FULL, zs(4));
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * REPORT ZONES
+ */
+
+static void test_report_zones(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    ZrZoneDesc d[40];
+    uint32_t list;
+    ZrScsiResp r;
+    uint8_t hdr[64];
+    uint8_t cdb[16];
+    size_t n, i;
+    static const struct {
+        uint8_t option;
+        size_t n;
+        unsigned first;
+    } filters[] = {
+        { 0x01, 8, 8 }, { 0x02, 1, 2 }, { 0x03, 1, 3 }, { 0x04, 1, 4 },
+        { 0x05, 1, 5 }, { 0x06, 1, 6 }, { 0x07, 1, 7 }, { 0x08, 0, 0 },
+        { 0x10, 0, 0 }, { 0x11, 0, 0 }, { 0x3e, 0, 0 }, { 0x3f, 2, 0 },
+    };
+
+    /* The whole device. */
+    n = report(s, 0, 0, false, 64 + 40 * 64, &list, d, 40, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(n, ==, NZ);
+    g_assert_cmpuint(list, ==, NZ * 64);
+    g_assert_cmpuint(r.resid, ==, (40 - NZ) * 64);
+    for (i = 0; i < NZ; i++) {
+        g_assert_cmpuint(d[i].start, ==, zs(i));
+        g_assert_cmpuint(d[i].len, ==, ZB);
+        g_assert_cmpuint(d[i].type, ==, i < NCONV ? 0x1 : 0x2);
+        g_assert_cmpuint(d[i].cond, ==, i < NCONV ? C_NOT_WP : C_EMPTY);
+        g_assert_cmphex(d[i].wp, ==, i < NCONV ? UINT64_MAX : zs(i));
+    }
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cmd(s, cdb, NULL, 0, hdr, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&hdr[8]), ==, NBLOCKS - 1);   /* MAX LBA */
+
+    /* One zone in each condition: every reporting option. */
+    write_ok(s, zs(2), 1, 1);
+    zone_ok(s, SA_OPEN, zs(3), false);
+    write_ok(s, zs(4), 1, 1);
+    zone_ok(s, SA_CLOSE, zs(4), false);
+    zone_ok(s, SA_FINISH, zs(5), false);
+    inject(s, "inject-read-only", zs(6));
+    inject(s, "inject-offline", zs(7));
+    for (i = 0; i < ARRAY_SIZE(filters); i++) {
+        n = report(s, 0, filters[i].option, false, 64 + 40 * 64, &list, d,
+                   40, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(n, ==, filters[i].n);
+        g_assert_cmpuint(list, ==, filters[i].n * 64);
+        if (n) {
+            g_assert_cmpuint(d[0].start, ==, zs(filters[i].first));
+        }
+    }
+
+    /* Allocation length and PARTIAL (ZBC-2 ZONE LIST LENGTH). */
+    n = report(s, 0, 0, false, 64 + 3 * 64, &list, d, 40, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(n, ==, 3);
+    g_assert_cmpuint(list, ==, NZ * 64);
+    n = report(s, 0, 0, true, 64 + 3 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, 3);
+    g_assert_cmpuint(list, ==, 3 * 64);
+    n = report(s, 0, 0, true, 64 + 64 + 10, &list, d, 40, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmpuint(list, ==, 64);
+    n = report(s, 0, 0, true, 64, &list, d, 40, &r);
+    g_assert_cmpuint(list, ==, 0);
+    memset(hdr, 0xee, sizeof(hdr));
+    zr_cdb_report_zones(cdb, 0, 32, false, 0);
+    cmd(s, cdb, NULL, 0, hdr, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmphex(hdr[32], ==, 0xee);
+    g_assert_cmpuint(ldl_be_p(&hdr[0]), ==, NZ * 64);
+    zr_cdb_report_zones(cdb, 0, 0, false, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+
+    /* The first zone is the one containing the LBA; to the last one. */
+    n = report(s, zs(3) + 5, 0, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, NZ - 3);
+    g_assert_cmpuint(d[0].start, ==, zs(3));
+    n = report(s, NBLOCKS - 1, 0, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, 1);
+    g_assert_cmpuint(d[0].start, ==, zs(NZ - 1));
+    n = report(s, zs(9), 0x01, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, NZ - 9);
+
+    /* Beyond MAXIMUM LBA (01.010); reserved reporting options (01.011). */
+    report(s, NBLOCKS, 0, false, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    report(s, 0, 0x0a, false, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    report(s, 0, 0x12, false, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Zone capacity below zone size: gap zones
+ */
+
+static void test_gap_zones(void)
+{
+    ZrScsi *s = boot("size=1M,zone-size=64K,zone-capacity=48K,conv-zones=2");
+    const uint64_t cap = 12;
+    ZrZoneDesc d[40];
+    uint8_t buf[64];
+    uint32_t list;
+    ZrScsiResp r;
+    size_t n, i;
+
+    vpd(s, 0xb6, buf, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[23], ==, 0x08);             /* constant offsets */
+    g_assert_cmpuint(ldq_be_p(&buf[24]), ==, ZB);   /* granularity */
+
+    n = report(s, 0, 0, false, 64 + 40 * 64, &list, d, 40, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(n, ==, NCONV + 2 * (NZ - NCONV));
+    g_assert_cmpuint(list, ==, n * 64);
+    for (i = NCONV; i < NZ; i++) {
+        const ZrZoneDesc *z = &d[NCONV + 2 * (i - NCONV)];
+
+        g_assert_cmpuint(z[0].type, ==, 0x2);
+        g_assert_cmpuint(z[0].start, ==, zs(i));
+        g_assert_cmpuint(z[0].len, ==, cap);
+        g_assert_cmpuint(z[1].type, ==, 0x5);       /* GAP */
+        g_assert_cmpuint(z[1].cond, ==, C_NOT_WP);
+        g_assert_cmpuint(z[1].start, ==, zs(i) + cap);
+        g_assert_cmpuint(z[1].len, ==, ZB - cap);
+    }
+    n = report(s, 0, 0x3e, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, NZ - NCONV);
+    g_assert_cmpuint(d[0].start, ==, zs(2) + cap);
+    n = report(s, 0, 0x3f, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(n, ==, NZ);
+    /* A start LBA in a gap zone reports from that gap zone. */
+    n = report(s, zs(3) + cap + 1, 0, false, 64 + 40 * 64, &list, d, 40, &r);
+    g_assert_cmpuint(d[0].type, ==, 0x5);
+    g_assert_cmpuint(d[0].start, ==, zs(3) + cap);
+
+    /* Writes: up to the capacity, not across it, not into the gap. */
+    write_ok(s, zs(2), 8, 1);
+    write_err(s, zs(2) + 8, 8, ILLEGAL, 0x21, 0x05);
+    write_err(s, zs(2) + cap, 1, ILLEGAL, 0x21, 0x09);     /* 05.373 */
+    write_ok(s, zs(2) + 8, 4, 1);
+    check_zone(s, zs(2), C_FULL, zs(2) + cap);
+    write_err(s, zs(2) + cap + 1, 1, ILLEGAL, 0x21, 0x09);
+    /* Zone management naming a gap zone (05.323/333/353). */
+    zone_err(s, SA_OPEN, zs(3) + cap, false, ILLEGAL, 0x21, 0x09);
+    zone_err(s, SA_RESET, zs(3) + cap, false, ILLEGAL, 0x21, 0x09);
+    zone_err(s, SA_RESET, zs(3) + cap + 1, false, ILLEGAL, 0x24, 0x00);
+    /* FINISH stops at the capacity; gap zones read as zeros (05.363). */
+    zone_ok(s, SA_FINISH, zs(3), false);
+    check_zone(s, zs(3), C_FULL, zs(3) + cap);
+    {
+        uint8_t data[4 * BS];
+
+        read16(s, zs(3) + cap, 4, data, &r);
+        zr_assert_good(&r);
+        g_assert_cmphex(data[0], ==, 0);
+    }
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Block sizes, smaller last zone, geometry errors
+ */
+
+static void test_512_blocks(void)
+{
+    g_autofree char *img = make_image(1024 * 1024, 0);
+    ZrScsi *s = boot_drive(img, "logical_block_size=512,zone-size=64K,"
+                           "conv-zones=2");
+    const uint64_t zb = 128;        /* 64 KiB in 512-byte blocks */
+    uint8_t cdb[16], buf[4096], data[4096];
+    ZrScsiResp r;
+
+    zr_cdb_rc16(cdb, 32);
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[0]), ==, 1024 * 1024 / 512 - 1);
+    g_assert_cmpuint(ldl_be_p(&buf[8]), ==, 512);
+    g_assert_cmpuint(zone_at(s, 2 * zb).len, ==, zb);
+    g_assert_cmpuint(zone_at(s, 2 * zb).start, ==, 2 * zb);
+
+    memset(data, 0x5c, sizeof(data));
+    zr_cdb_rw16(cdb, WRITE_16, 2 * zb, 8);
+    cmd(s, cdb, data, sizeof(data), NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, 2 * zb, C_IMP, 2 * zb + 8);
+    zr_cdb_rw16(cdb, WRITE_16, 2 * zb + 7, 1);
+    cmd(s, cdb, data, 512, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    zr_cdb_rw16(cdb, READ_16, 2 * zb, 8);
+    cmd(s, cdb, NULL, 0, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert(!memcmp(buf, data, sizeof(buf)));
+    vpd(s, 0xb0, buf, 64, &r);
+    g_assert_cmpuint(ldl_be_p(&buf[8]), ==, 2 * 1024 * 1024 / 512);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+static void test_smaller_last_zone(void)
+{
+    ZrScsi *s = boot("size=1056K,zone-size=64K,conv-zones=2");
+    ZrZoneDesc d[20];
+    uint32_t list;
+    ZrScsiResp r;
+    size_t n;
+
+    n = report(s, 0, 0, false, 64 + 20 * 64, &list, d, 20, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(n, ==, NZ + 1);
+    g_assert_cmpuint(d[NZ].start, ==, zs(NZ));
+    g_assert_cmpuint(d[NZ].len, ==, 8);
+    write_err(s, zs(NZ), 9, ILLEGAL, 0x21, 0x00);
+    write_ok(s, zs(NZ), 8, 1);
+    check_zone(s, zs(NZ), C_FULL, zs(NZ) + 8);
+    zr_scsi_stop(s);
+}
+
+static void test_geometry_errors(void)
+{
+    static const struct {
+        const char *props;
+        const char *msg;
+    } bad[] = {
+        { "'zone-size': 3000", "zone-size 3000 is not a multiple of the "
+          "logical block size 4096" },
+        { "'zone-size': 12288", "zone size 3 blocks is not a power of two" },
+        { "'zone-size': 65536, 'zone-capacity': 131072",
+          "exceeds the zone size" },
+        { "'logical_block_size': 1024", "is not supported (512 or 4096)" },
+        { "'size': 1000000", "size 1000000 is not a multiple" },
+        { "'zone-size': 65536, 'conv-zones': 16",
+          "leave no sequential write required zone" },
+        { "'zone-size': 65536, 'conv-zones': 2, 'max-open': 15",
+          "max open zones (15) exceeds the number of sequential write "
+          "required zones (14)" },
+        { "'zone-size': 65536, 'zone-capacity': 49152, 'size': 1081344",
+          "must be a multiple of zone-size" },
+        { "'serial': '0123456789012345678901234567890123456789'",
+          "at most 36 characters" },
+        { "'size': 65536, 'zone-size': 131072",
+          "smaller than one zone" },
+    };
+    g_autofree char *fw = zr_firmware_args();
+    QTestState *qts = qtest_initf("%s-machine q35 -nodefaults "
+                                  "-device virtio-scsi-pci,id=vs0", fw);
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *json = g_strdup_printf(
+            "{ 'driver': 'scsi-zbc', 'id': 'bad', 'bus': 'vs0.0', %s%s }",
+            strstr(bad[i].props, "'size'") ? "" : "'size': 1048576, ",
+            bad[i].props);
+        QDict *rsp = qtest_qmp(qts, "{ 'execute': 'device_add', "
+                               "'arguments': %p }",
+                               qobject_from_json(json, &error_abort));
+        const char *desc;
+
+        g_assert(qdict_haskey(rsp, "error"));
+        desc = qdict_get_str(qdict_get_qdict(rsp, "error"), "desc");
+        if (!strstr(desc, bad[i].msg)) {
+            g_test_message("got: %s", desc);
+        }
+        g_assert_nonnull(strstr(desc, bad[i].msg));
+        qobject_unref(rsp);
+    }
+    /* A good one plugs and unplugs. */
+    qtest_qmp_device_add(qts, "scsi-zbc", "good", "{ 'bus': 'vs0.0', "
+                         "'size': 1048576, 'zone-size': 65536 }");
+    qtest_qmp_device_del(qts, "good");
+    qtest_quit(qts);
+}
+
+/* In an iothread the device refuses to work, and does not crash. */
+static void test_iothread(void)
+{
+    ZrScsi *s = zr_scsi_start("-object iothread,id=io0 "
+                              "-global virtio-scsi-pci.iothread=io0 "
+                              "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,"
+                              "lun=0," GEOMETRY);
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    ZrScsiResp r;
+
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    if (r.status == GOOD) {
+        /* This HBA fell back to the main loop: nothing to check. */
+        g_test_skip("virtio-scsi did not start its iothread");
+    } else {
+        zr_assert_sense(&r, HARDWARE_ERROR, 0x44, 0x00);
+    }
+    zr_scsi_stop(s);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Reordering
+ */
+
+/* Three writes to zone 2 at wp, wp+1, wp+2 in one batch. */
+static void batch_writes(ZrScsi *s, size_t n, ZrScsiReq *q, uint8_t *cdbs)
+{
+    static uint8_t data[BS];
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        zr_cdb_rw16(&cdbs[16 * i], WRITE_16, zs(2) + i, 1);
+        q[i] = (ZrScsiReq) { .cdb = &cdbs[16 * i], .out = data,
+                             .out_len = BS };
+    }
+    zr_scsi_batch(s, q, n);
+}
+
+static void test_reorder(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",reorder=reverse");
+    ZrScsiReq q[8];
+    uint8_t cdbs[16 * 8];
+    uint8_t first[8], second[8];
+    size_t i;
+
+    /* Newest first: the two later writes start off the wp. */
+    batch_writes(s, 3, q, cdbs);
+    zr_assert_good(&q[0].resp);
+    zr_assert_sense(&q[1].resp, ILLEGAL, 0x21, 0x04);
+    zr_assert_sense(&q[2].resp, ILLEGAL, 0x21, 0x04);
+    check_zone(s, zs(2), C_IMP, zs(2) + 1);
+    g_assert_cmpuint(qom_u64(s, "stats.starts-reordered"), ==, 2);
+    g_assert_cmpuint(qom_u64(s, "stats.unaligned-writes"), ==, 2);
+
+    /* Switched at run time to arrival order: all succeed. */
+    qom_set_str(s, "reorder", "none");
+    zone_ok(s, SA_RESET, zs(2), false);
+    batch_writes(s, 3, q, cdbs);
+    for (i = 0; i < 3; i++) {
+        zr_assert_good(&q[i].resp);
+    }
+    check_zone(s, zs(2), C_IMP, zs(2) + 3);
+    g_assert_cmpuint(qom_u64(s, "stats.starts-reordered"), ==, 2);
+    zr_scsi_stop(s);
+
+    /* random: the same seed gives the same outcome on every run. */
+    for (i = 0; i < 2; i++) {
+        uint8_t *st = i ? second : first;
+        size_t j, good = 0;
+
+        s = boot(GEOMETRY ",reorder=random,reorder-seed=7");
+        batch_writes(s, 8, q, cdbs);
+        for (j = 0; j < 8; j++) {
+            st[j] = q[j].resp.status;
+            good += st[j] == GOOD;
+        }
+        g_assert_cmpuint(good, >=, 1);
+        g_assert_cmpuint(qom_u64(s, "stats.starts-reordered"), >, 0);
+        check_zone(s, zs(2), C_IMP, zs(2) + good);
+        zr_scsi_stop(s);
+    }
+    g_assert(!memcmp(first, second, sizeof(first)));
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+
+    qtest_add_func("/scsi-zbc/inquiry", test_inquiry);
+    qtest_add_func("/scsi-zbc/vpd", test_vpd);
+    qtest_add_func("/scsi-zbc/read-capacity", test_read_capacity);
+    qtest_add_func("/scsi-zbc/sense-and-ready", test_sense_and_ready);
+    qtest_add_func("/scsi-zbc/start-stop", test_start_stop);
+    qtest_add_func("/scsi-zbc/mode-sense", test_mode_sense);
+    qtest_add_func("/scsi-zbc/mode-select", test_mode_select);
+    qtest_add_func("/scsi-zbc/rsoc", test_rsoc);
+    qtest_add_func("/scsi-zbc/bad-cdbs", test_bad_cdbs);
+    qtest_add_func("/scsi-zbc/write-rules", test_write_rules);
+    qtest_add_func("/scsi-zbc/read-rules", test_read_rules);
+    qtest_add_func("/scsi-zbc/read-restricted", test_read_restricted);
+    qtest_add_func("/scsi-zbc/null-backed", test_null_backed);
+    qtest_add_func("/scsi-zbc/sync-cache", test_sync_cache);
+    qtest_add_func("/scsi-zbc/state-machine", test_state_machine);
+    qtest_add_func("/scsi-zbc/zone-mgmt-errors", test_zone_mgmt_errors);
+    qtest_add_func("/scsi-zbc/max-open", test_max_open);
+    qtest_add_func("/scsi-zbc/report-zones", test_report_zones);
+    qtest_add_func("/scsi-zbc/gap-zones", test_gap_zones);
+    qtest_add_func("/scsi-zbc/512-blocks", test_512_blocks);
+    qtest_add_func("/scsi-zbc/smaller-last-zone", test_smaller_last_zone);
+    qtest_add_func("/scsi-zbc/geometry-errors", test_geometry_errors);
+    qtest_add_func("/scsi-zbc/iothread", test_iothread);
+    qtest_add_func("/scsi-zbc/reorder", test_reorder);
+    return g_test_run();
+}
