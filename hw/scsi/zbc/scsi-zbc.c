@@ -669,19 +669,30 @@ static void zbc_instance_init(Object *obj)
     static const struct {
         const char *name;
         size_t offset;
+        const char *desc;
     } counters[] = {
-        { "stats.writes", offsetof(ZbcState, zones.stats.writes) },
+        { "stats.writes", offsetof(ZbcState, zones.stats.writes),
+          "writes that passed the zone checks (read-only counter)" },
         { "stats.blocks-written",
-          offsetof(ZbcState, zones.stats.blocks_written) },
+          offsetof(ZbcState, zones.stats.blocks_written),
+          "logical blocks written (read-only counter)" },
         { "stats.unaligned-writes",
-          offsetof(ZbcState, zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]) },
+          offsetof(ZbcState, zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]),
+          "writes failed with UNALIGNED WRITE COMMAND, i.e. not at the "
+          "write pointer when they started (read-only counter)" },
         { "stats.implicit-opens",
-          offsetof(ZbcState, zones.stats.implicit_opens) },
+          offsetof(ZbcState, zones.stats.implicit_opens),
+          "zones implicitly opened by a write (read-only counter)" },
         { "stats.implicit-closes",
-          offsetof(ZbcState, zones.stats.implicit_closes) },
-        { "stats.starts", offsetof(ZbcState, dispatch.stats.starts) },
+          offsetof(ZbcState, zones.stats.implicit_closes),
+          "implicitly open zones closed to free an open resource "
+          "(read-only counter)" },
+        { "stats.starts", offsetof(ZbcState, dispatch.stats.starts),
+          "medium commands started (read-only counter)" },
         { "stats.starts-reordered",
-          offsetof(ZbcState, dispatch.stats.starts_reordered) },
+          offsetof(ZbcState, dispatch.stats.starts_reordered),
+          "commands started while an earlier-arrived one still waited "
+          "(read-only counter)" },
     };
     size_t i;
 
@@ -690,6 +701,8 @@ static void zbc_instance_init(Object *obj)
                                        (uint64_t *)((char *)s +
                                                     counters[i].offset),
                                        OBJ_PROP_FLAG_READ);
+        object_property_set_description(obj, counters[i].name,
+                                        counters[i].desc);
     }
 }
 
@@ -707,6 +720,29 @@ static void zbc_class_init(ObjectClass *oc, void *data)
     device_class_set_legacy_reset(dc, zbc_reset);
     device_class_set_props(dc, zbc_props);
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
+
+    object_class_property_set_description(oc, "size",
+        "device size in bytes when null-backed (default 1 GiB; with a "
+        "drive, the drive's size)");
+    object_class_property_set_description(oc, "zone-size",
+        "zone size in bytes, a power of two multiple of the logical "
+        "block size");
+    object_class_property_set_description(oc, "zone-capacity",
+        "writable bytes per sequential zone, <= zone-size; below it each "
+        "zone is followed by a gap zone (0 = zone-size)");
+    object_class_property_set_description(oc, "conv-zones",
+        "number of conventional zones at the start of the disk");
+    object_class_property_set_description(oc, "max-open",
+        "maximum number of open sequential zones, VPD B6h "
+        "(0 = no limit)");
+    object_class_property_set_description(oc, "unrestricted-read",
+        "URSWRZ: reads may cross write pointers and zone boundaries");
+    object_class_property_set_description(oc, "serial",
+        "unit serial number (VPD page 80h)");
+    object_class_property_set_description(oc, "wwn",
+        "NAA world wide name (VPD page 83h); 0 = none");
+    object_class_property_set_description(oc, "reorder-seed",
+        "seed of the random reorder policy (same seed, same order)");
 
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, zbc_get_reorder,
