@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ufs-zoned: the QOM type, properties, realize and reset, BAR0, and the
+ * default zoned LU.  See ufs-zoned-internal.h for the other files and
+ * docs/system/devices/ufs-zoned.rst for the user's view.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "qemu/module.h"
+#include "hw/qdev-properties.h"
+#include "hw/boards.h"
+#include "hw/pci/pci.h"
+#include "hw/scsi/scsi-zbc.h"
+#include "migration/vmstate.h"
+#include "system/system.h"
+#include "ufs-zoned-internal.h"
+#include "trace.h"
+
+static bool ufs_zoned_check_props(UfsZonedState *s, Error **errp)
+{
+    if (!s->mode || !strcmp(s->mode, "legacy")) {
+        return true;
+    }
+    if (!strcmp(s->mode, "mcq")) {
+        error_setg(errp, "ufs-zoned: mode=mcq is not implemented yet; "
+                   "use mode=legacy");
+    } else {
+        error_setg(errp, "ufs-zoned: mode must be legacy or mcq, not '%s'",
+                   s->mode);
+    }
+    return false;
+}
+
+static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
+{
+    memset(c, 0, sizeof(*c));
+    c->lat_ns[ZR_OP_READ] = s->lat_read_ns;
+    c->lat_ns[ZR_OP_WRITE] = s->lat_write_ns;
+    c->lat_ns[ZR_OP_APPEND] = s->lat_write_ns;
+    c->lat_ns[ZR_OP_ZONE_MGMT] = s->lat_other_ns;
+    c->lat_ns[ZR_OP_OTHER] = s->lat_other_ns;
+    c->max_parallel = s->max_parallel;
+}
+
+/*
+ * With no LU on the bus once the machine is built, add the default one: a
+ * null-backed host-managed zoned disk (scsi-zbc defaults: 1 GiB, 4 KiB
+ * blocks, 4 MiB zones, one conventional zone), so `-device ufs-zoned`
+ * alone gives the guest a zoned disk.
+ */
+static void ufs_zoned_machine_done(Notifier *n, void *data)
+{
+    UfsZonedState *s = container_of(n, UfsZonedState, machine_done);
+    DeviceState *lu;
+
+    if (!s->default_lu || !QTAILQ_EMPTY(&s->bus.qbus.children)) {
+        return;
+    }
+    lu = qdev_new(TYPE_SCSI_ZBC);
+    qdev_prop_set_uint32(lu, "lun", 0);
+    qdev_realize_and_unref(lu, BUS(&s->bus), &error_fatal);
+    trace_ufs_zoned_default_lu();
+}
+
+static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
+{
+    UfsZonedState *s = UFS_ZONED(pci);
+    ZrDispatchConfig dcfg = {
+        .policy = s->policy,
+        .spec = ZR_SPEC_LOWEST_SLOT,
+        .nr_queues = 1,
+        .seed = s->seed,
+    };
+    ZrServiceConfig scfg;
+
+    if (!ufs_zoned_check_props(s, errp)) {
+        return;
+    }
+    ufs_zoned_service_config(s, &scfg);
+    if (!zr_service_init(&s->svc, &scfg, errp)) {
+        return;
+    }
+    if (!zr_dispatch_init(&s->dispatch, &dcfg, errp)) {
+        return;
+    }
+    zr_service_timer_init(&s->sched, &s->svc, &s->dispatch,
+                          &ufs_zoned_service_ops, s);
+    ufs_zoned_ahit_init(s);
+
+    pci->config[PCI_INTERRUPT_PIN] = 1;
+    pci_config_set_prog_interface(pci->config, 0x1);
+    memory_region_init_io(&s->iomem, OBJECT(s), &ufs_zoned_mmio_ops, s,
+                          "ufs-zoned", UFSZ_BAR0_SIZE);
+    pci_register_bar(pci, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &s->iomem);
+
+    scsi_bus_init(&s->bus, sizeof(s->bus), DEVICE(pci), &ufs_zoned_scsi_info);
+    s->machine_done.notify = ufs_zoned_machine_done;
+    qemu_add_machine_init_done_notifier(&s->machine_done);
+
+    ufs_zoned_regs_reset(s);
+    ufs_zoned_query_reset(s);
+    trace_ufs_zoned_realize(s->mode ? s->mode : "legacy",
+                            zr_policy_name(s->policy), UFSZ_NUTRS);
+}
+
+static void ufs_zoned_exit(PCIDevice *pci)
+{
+    UfsZonedState *s = UFS_ZONED(pci);
+
+    qemu_remove_machine_init_done_notifier(&s->machine_done);
+    ufs_zoned_utp_reset(s);
+    zr_service_timer_cleanup(&s->sched);
+    ufs_zoned_ahit_cleanup(s);
+    zr_dispatch_cleanup(&s->dispatch);
+}
+
+static void ufs_zoned_reset(DeviceState *dev)
+{
+    UfsZonedState *s = UFS_ZONED(dev);
+
+    ufs_zoned_utp_reset(s);
+    ufs_zoned_query_reset(s);
+    ufs_zoned_ahit_reset(s);
+    ufs_zoned_regs_reset(s);
+    s->start_log_n = 0;
+}
+
+/* --- properties and counters ------------------------------------------ */
+
+static int ufs_zoned_get_reorder(Object *obj, Error **errp)
+{
+    return UFS_ZONED(obj)->policy;
+}
+
+static void ufs_zoned_set_reorder(Object *obj, int value, Error **errp)
+{
+    UfsZonedState *s = UFS_ZONED(obj);
+
+    s->policy = value;
+    if (DEVICE(obj)->realized) {
+        zr_dispatch_set_policy(&s->dispatch, value);
+        zr_service_timer_kick(&s->sched);
+    }
+}
+
+/* Read-only counters, readable with qom-get. */
+static const struct {
+    const char *name;
+    size_t offset;
+    const char *desc;
+} ufs_zoned_counters[] = {
+    { "starts", offsetof(UfsZonedState, dispatch.stats.starts),
+      "commands handed to their LU" },
+    { "starts-reordered",
+      offsetof(UfsZonedState, dispatch.stats.starts_reordered),
+      "commands started while an earlier-rung one still waited" },
+    { "unaligned-writes", offsetof(UfsZonedState, unaligned_writes),
+      "writes answered UNALIGNED WRITE COMMAND by their LU" },
+    { "h8-entries", offsetof(UfsZonedState, h8_entries),
+      "autonomous hibernate (H8) entries" },
+    { "h8-exits", offsetof(UfsZonedState, h8_exits),
+      "H8 exits started by a doorbell" },
+};
+
+static void ufs_zoned_get_counter(Object *obj, Visitor *v, const char *name,
+                                  void *opaque, Error **errp)
+{
+    uint64_t val = *(uint64_t *)((char *)obj + (uintptr_t)opaque);
+
+    visit_type_uint64(v, name, &val, errp);
+}
+
+/* The slots of the last starts, oldest first: "3,1,2" */
+static char *ufs_zoned_get_start_log(Object *obj, Error **errp)
+{
+    UfsZonedState *s = UFS_ZONED(obj);
+    GString *str = g_string_new("");
+    uint32_t i;
+
+    for (i = 0; i < s->start_log_n; i++) {
+        g_string_append_printf(str, "%s%u", i ? "," : "", s->start_log[i]);
+    }
+    return g_string_free(str, false);
+}
+
+static void ufs_zoned_set_start_log(Object *obj, const char *value,
+                                    Error **errp)
+{
+    UFS_ZONED(obj)->start_log_n = 0;    /* any write clears the log */
+}
+
+static const Property ufs_zoned_props[] = {
+    DEFINE_PROP_STRING("mode", UfsZonedState, mode),
+    DEFINE_PROP_UINT64("reorder-seed", UfsZonedState, seed, 1),
+    DEFINE_PROP_UINT64("lat-read-ns", UfsZonedState, lat_read_ns,
+                       UFSZ_DEFAULT_LAT_READ_NS),
+    DEFINE_PROP_UINT64("lat-write-ns", UfsZonedState, lat_write_ns,
+                       UFSZ_DEFAULT_LAT_WRITE_NS),
+    DEFINE_PROP_UINT64("lat-other-ns", UfsZonedState, lat_other_ns,
+                       UFSZ_DEFAULT_LAT_OTHER_NS),
+    DEFINE_PROP_UINT32("max-parallel", UfsZonedState, max_parallel,
+                       UFSZ_DEFAULT_MAX_PARALLEL),
+    DEFINE_PROP_BOOL("default-lu", UfsZonedState, default_lu, true),
+    DEFINE_PROP_BOOL("auto-hibernate", UfsZonedState, auto_hibernate, false),
+    DEFINE_PROP_UINT64("h8-exit-latency", UfsZonedState, h8_exit_latency_ns,
+                       UFSZ_DEFAULT_H8_EXIT_NS),
+};
+
+static const VMStateDescription ufs_zoned_vmstate = {
+    .name = "ufs-zoned",
+    .unmigratable = 1,
+};
+
+static void ufs_zoned_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+    PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
+    size_t i;
+
+    pc->realize = ufs_zoned_realize;
+    pc->exit = ufs_zoned_exit;
+    pc->vendor_id = PCI_VENDOR_ID_REDHAT;
+    pc->device_id = PCI_DEVICE_ID_REDHAT_UFS;
+    pc->class_id = PCI_CLASS_STORAGE_UFS;
+    pc->revision = 1;
+    set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
+    dc->desc = "UFS host controller with zoned LUs and reorder policies";
+    device_class_set_legacy_reset(dc, ufs_zoned_reset);
+    device_class_set_props(dc, ufs_zoned_props);
+    dc->vmsd = &ufs_zoned_vmstate;
+
+    object_class_property_set_description(oc, "mode",
+        "legacy (single doorbell, CAP.MCQS=0); mcq is not implemented yet");
+    object_class_property_set_description(oc, "reorder-seed",
+        "seed of the random reorder policy (same seed, same order)");
+    object_class_property_set_description(oc, "lat-read-ns",
+        "modelled service time of a read");
+    object_class_property_set_description(oc, "lat-write-ns",
+        "modelled service time of a write");
+    object_class_property_set_description(oc, "lat-other-ns",
+        "modelled service time of other commands");
+    object_class_property_set_description(oc, "max-parallel",
+        "commands in service at once (0 = no limit)");
+    object_class_property_set_description(oc, "default-lu",
+        "add a null-backed scsi-zbc LU 0 when no LU is attached");
+    object_class_property_set_description(oc, "auto-hibernate",
+        "CAP.AUTOH8: the link enters H8 after AHIT of idleness");
+    object_class_property_set_description(oc, "h8-exit-latency",
+        "ns from a doorbell in H8 until commands may start");
+    object_class_property_add_enum(oc, "reorder", "ZrPolicy",
+                                   &ZrPolicy_lookup, ufs_zoned_get_reorder,
+                                   ufs_zoned_set_reorder);
+    object_class_property_set_description(oc, "reorder",
+        "order in which rung commands start: none, spec (lowest slot "
+        "first), rr, random, reverse (settable at run time)");
+    for (i = 0; i < ARRAY_SIZE(ufs_zoned_counters); i++) {
+        object_class_property_add(oc, ufs_zoned_counters[i].name, "uint64",
+                                  ufs_zoned_get_counter, NULL, NULL,
+                                  (void *)(uintptr_t)
+                                  ufs_zoned_counters[i].offset);
+        object_class_property_set_description(oc,
+            ufs_zoned_counters[i].name, ufs_zoned_counters[i].desc);
+    }
+    object_class_property_add_str(oc, "start-log", ufs_zoned_get_start_log,
+                                  ufs_zoned_set_start_log);
+    object_class_property_set_description(oc, "start-log",
+        "slots of the last 32 command starts, oldest first (write clears)");
+}
+
+static const TypeInfo ufs_zoned_info = {
+    .name = TYPE_UFS_ZONED,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(UfsZonedState),
+    .class_init = ufs_zoned_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_PCIE_DEVICE },
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { }
+    },
+};
+
+static void ufs_zoned_register_types(void)
+{
+    type_register_static(&ufs_zoned_info);
+}
+
+type_init(ufs_zoned_register_types)

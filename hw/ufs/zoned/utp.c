@@ -1,0 +1,718 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ufs-zoned: UTP transfer requests (UFSHCI 4.0 section 6).
+ *
+ * A doorbell write (UTRLDBR) reads each newly rung slot's UTRD, its
+ * request UPIU and PRDT.  NOP OUT and QUERY REQUEST are answered at once;
+ * COMMAND UPIUs are submitted to the zoned-reorder dispatch engine and
+ * handed to the LU on the controller's SCSI bus when the reorder policy
+ * starts them (ufs_zoned_cmd_start), so the policy decides the order the
+ * LU -- and its write-pointer check -- sees.  A command completes to the
+ * guest when both the LU is done and its modelled service time is over.
+ *
+ * Bad descriptors never assert: they complete with the Overall Command
+ * Status the UTRD defines (UFSHCI 4.0 6.1.1; INVALID_CMD_TABLE_ATTR,
+ * INVALID_PRDT_ATTR, MISMATCH_DATA_BUF_SIZE, MISMATCH_RESP_UPIU_SIZE)
+ * and a LOG_GUEST_ERROR line.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "hw/pci/pci.h"
+#include "system/dma.h"
+#include "scsi/constants.h"
+#include "ufs-zoned-internal.h"
+#include "trace.h"
+
+#define UFSZ_UTRD_SIZE          32
+#define UFSZ_UPIU_HDR_SIZE      32      /* header + transaction fields */
+#define UFSZ_MAX_PRDT_ENTRIES   4096
+#define UFSZ_PRDT_ENTRY_SIZE    16
+
+static hwaddr ufs_zoned_utrd_addr(UfsZonedState *s, uint32_t slot)
+{
+    hwaddr base = ((uint64_t)s->reg.utrlbau << 32) | s->reg.utrlba;
+
+    return base + slot * UFSZ_UTRD_SIZE;
+}
+
+static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
+                             bool is_write)
+{
+    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
+                                      addr, len, is_write,
+                                      MEMTXATTRS_UNSPECIFIED);
+}
+
+static MemTxResult ufs_zoned_dma(UfsZonedState *s, hwaddr addr, void *buf,
+                                 uint64_t len, DMADirection dir)
+{
+    return pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+                      MEMTXATTRS_UNSPECIFIED);
+}
+
+/* --- completion -------------------------------------------------------- */
+
+static void ufs_zoned_write_ocs(UfsZonedState *s, uint32_t slot, uint8_t ocs)
+{
+    uint32_t dw2 = cpu_to_le32(ocs);
+
+    ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot) + 8, &dw2, sizeof(dw2),
+                  DMA_DIRECTION_FROM_DEVICE);
+}
+
+/*
+ * Write @rsp (header plus @data_len bytes of data segment) to the response
+ * UPIU, set OCS, clear the doorbell bit and interrupt (UTRCS).
+ */
+static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
+                               uint16_t data_len)
+{
+    UfsZonedState *s = req->s;
+    uint32_t len;
+
+    if (rsp && req->ocs == UFS_OCS_SUCCESS) {
+        len = MIN(UFSZ_UPIU_HDR_SIZE + data_len, req->rsp_len);
+        if (ufs_zoned_dma(s, req->rsp_addr, rsp, len,
+                          DMA_DIRECTION_FROM_DEVICE) != MEMTX_OK) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: response "
+                          "UPIU at 0x%" HWADDR_PRIx " not writable\n",
+                          req->slot, req->rsp_addr);
+            req->ocs = UFS_OCS_INVALID_CMD_TABLE_ATTR;
+        }
+    }
+    ufs_zoned_write_ocs(s, req->slot, req->ocs);
+    trace_ufs_zoned_complete(req->slot, req->ocs, req->status);
+    g_free(req->prdt);
+    req->prdt = NULL;
+    req->busy = false;
+    s->utrldbr &= ~(1u << req->slot);
+    ufs_zoned_raise(s, R_IS_UTRCS_MASK);
+    if (!s->utrldbr) {
+        ufs_zoned_ahit_idle(s);
+    }
+}
+
+/* Complete with an OCS error before the request reached an LU. */
+static void ufs_zoned_req_fail(UfsZonedReq *req, uint8_t ocs,
+                               const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: %s\n", req->slot,
+                  why);
+    trace_ufs_zoned_err_utrd(req->slot, ocs, why);
+    req->ocs = ocs;
+    ufs_zoned_req_done(req, NULL, 0);
+}
+
+static void ufs_zoned_rsp_header(UfsZonedReq *req, UtpUpiuRsp *rsp,
+                                 uint8_t tc)
+{
+    memset(rsp, 0, sizeof(*rsp));
+    rsp->header.trans_type = tc;
+    rsp->header.lun = req->upiu.header.lun;
+    rsp->header.task_tag = req->upiu.header.task_tag;
+    rsp->header.iid_cmd_set_type = req->upiu.header.iid_cmd_set_type;
+    rsp->header.query_func = req->upiu.header.query_func;
+}
+
+/* SCSI RESPONSE UPIU (UFS 4.0 10.7.2) from status, sense and residual. */
+static void ufs_zoned_cmd_respond(UfsZonedReq *req)
+{
+    UtpUpiuRsp rsp;
+    uint16_t data_len = 0;
+
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_RESPONSE);
+    rsp.header.scsi_status = req->status;
+    if (req->resid) {
+        rsp.header.flags = UFS_UPIU_FLAG_UNDERFLOW;
+        rsp.sr.residual_transfer_count = cpu_to_be32(req->resid);
+    }
+    if (req->sense_len) {
+        rsp.sr.sense_data_len = cpu_to_be16(req->sense_len);
+        memcpy(rsp.sr.sense_data, req->sense, req->sense_len);
+        data_len = 2 + req->sense_len;
+        rsp.header.data_segment_length = cpu_to_be16(data_len);
+    }
+    ufs_zoned_req_done(req, &rsp, data_len);
+}
+
+static void ufs_zoned_set_sense(UfsZonedReq *req, SCSISense sense)
+{
+    req->status = CHECK_CONDITION;
+    req->sense_len = scsi_build_sense_buf(req->sense, sizeof(req->sense),
+                                          sense, false);
+}
+
+/* --- PRDT data movement ------------------------------------------------ */
+
+/*
+ * Move @len bytes between @buf and the PRDT at the request's transfer
+ * offset; never beyond the expected transfer length or the PRDT.
+ * Returns the bytes moved, or -1 on a DMA error.
+ */
+static int64_t ufs_zoned_prdt_rw(UfsZonedReq *req, uint8_t *buf, uint64_t len,
+                                 DMADirection dir)
+{
+    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    uint64_t off = req->xfer_off, pos = 0, done = 0;
+    uint32_t i;
+
+    len = MIN(len, MIN(exp, req->prdt_bytes) - MIN(off, MIN(exp,
+                                                   req->prdt_bytes)));
+    for (i = 0; i < req->prdt_n && done < len; i++) {
+        uint64_t sz = req->prdt[i].size;
+        uint64_t skip, n;
+
+        if (off >= pos + sz) {
+            pos += sz;
+            continue;
+        }
+        skip = off - pos;
+        n = MIN(sz - skip, len - done);
+        if (ufs_zoned_dma(req->s, req->prdt[i].addr + skip, buf + done, n,
+                          dir) != MEMTX_OK) {
+            return -1;
+        }
+        done += n;
+        off += n;
+        pos += sz;
+    }
+    req->xfer_off = off;
+    return done;
+}
+
+/* --- well-known LUs (UFS 4.0 10.8.4), answered by the controller ------- */
+
+static void ufs_zoned_wlun_data(UfsZonedReq *req, const uint8_t *data,
+                                uint32_t len, uint32_t alloc)
+{
+    uint8_t buf[256];
+
+    len = MIN(len, alloc);
+    memcpy(buf, data, MIN(len, sizeof(buf)));
+    if (ufs_zoned_prdt_rw(req, buf, len, DMA_DIRECTION_FROM_DEVICE) < 0) {
+        req->ocs = UFS_OCS_INVALID_PRDT_ATTR;
+    }
+}
+
+static void ufs_zoned_report_luns(UfsZonedReq *req, uint32_t alloc)
+{
+    UfsZonedState *s = req->s;
+    uint8_t buf[8 + 8 * UFSZ_MAX_LUS] = { 0 };
+    uint32_t n = 0;
+    BusChild *kid;
+
+    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
+        SCSIDevice *dev = SCSI_DEVICE(kid->child);
+
+        if (n < UFSZ_MAX_LUS && dev->lun < UFSZ_MAX_LUS) {
+            buf[8 + n * 8 + 1] = dev->lun;
+            n++;
+        }
+    }
+    stl_be_p(buf, n * 8);
+    ufs_zoned_wlun_data(req, buf, 8 + n * 8, alloc);
+}
+
+static void ufs_zoned_wlun_cmd(UfsZonedReq *req)
+{
+    const uint8_t *cdb = req->upiu.sc.cdb;
+    uint8_t wlun = req->upiu.header.lun;
+    uint8_t buf[36] = { 0 };
+
+    req->status = GOOD;
+    switch (cdb[0]) {
+    case INQUIRY:
+        if (cdb[1] & 1) {
+            if (cdb[2] != 0) {
+                ufs_zoned_set_sense(req, SENSE_CODE(INVALID_FIELD));
+                break;
+            }
+            /* Supported VPD pages: only page 00h */
+            buf[0] = 0x1e;
+            buf[3] = 1;
+            ufs_zoned_wlun_data(req, buf, 5, lduw_be_p(&cdb[3]));
+            break;
+        }
+        buf[0] = 0x1e;          /* well known logical unit */
+        buf[2] = 6;             /* SPC-4 */
+        buf[3] = 2;
+        buf[4] = 31;
+        buf[7] = 0x02;          /* CMDQUE */
+        memcpy(&buf[8], "QEMU    ", 8);
+        memcpy(&buf[16], wlun == UFS_UPIU_RPMB_WLUN ? "UFS RPMB WLUN   " :
+               wlun == UFS_UPIU_BOOT_WLUN ? "UFS BOOT WLUN   " :
+               wlun == UFS_UPIU_UFS_DEVICE_WLUN ? "UFS DEVICE WLUN " :
+               "UFS REPORT WLUN ", 16);
+        memcpy(&buf[32], "1.0 ", 4);
+        ufs_zoned_wlun_data(req, buf, 36, lduw_be_p(&cdb[3]));
+        break;
+    case REPORT_LUNS:
+        if (wlun != UFS_UPIU_REPORT_LUNS_WLUN) {
+            ufs_zoned_set_sense(req, SENSE_CODE(INVALID_OPCODE));
+            break;
+        }
+        ufs_zoned_report_luns(req, ldl_be_p(&cdb[6]));
+        break;
+    case REQUEST_SENSE:
+        buf[0] = 0x70;
+        buf[7] = 10;
+        ufs_zoned_wlun_data(req, buf, 18, cdb[4]);
+        break;
+    case TEST_UNIT_READY:
+    case START_STOP:
+        break;
+    default:
+        ufs_zoned_set_sense(req, SENSE_CODE(INVALID_OPCODE));
+        break;
+    }
+    if (req->ocs == UFS_OCS_SUCCESS) {
+        uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+
+        req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
+        if (req->upiu.header.flags & UFS_UPIU_CMD_FLAGS_WRITE) {
+            req->resid = 0;
+        }
+        ufs_zoned_cmd_respond(req);
+    } else {
+        ufs_zoned_req_done(req, NULL, 0);
+    }
+}
+
+/* --- commands to the LUs ----------------------------------------------- */
+
+static void ufs_zoned_cmd_classify(const uint8_t *cdb, ZrOp *op,
+                                   uint64_t *lba, uint64_t *len)
+{
+    *op = ZR_OP_OTHER;
+    *lba = 0;
+    *len = 0;
+    switch (cdb[0]) {
+    case READ_10:
+    case WRITE_10:
+        *op = cdb[0] == READ_10 ? ZR_OP_READ : ZR_OP_WRITE;
+        *lba = ldl_be_p(&cdb[2]);
+        *len = lduw_be_p(&cdb[7]);
+        break;
+    case READ_16:
+    case WRITE_16:
+        *op = cdb[0] == READ_16 ? ZR_OP_READ : ZR_OP_WRITE;
+        *lba = ldq_be_p(&cdb[2]);
+        *len = ldl_be_p(&cdb[10]);
+        break;
+    case READ_6:
+    case WRITE_6:
+        *op = cdb[0] == READ_6 ? ZR_OP_READ : ZR_OP_WRITE;
+        *lba = ldl_be_p(&cdb[0]) & 0x1fffff;
+        *len = cdb[4] ? cdb[4] : 256;
+        break;
+    case 0x94:          /* ZBC OUT */
+        *op = ZR_OP_ZONE_MGMT;
+        *lba = ldq_be_p(&cdb[2]);
+        break;
+    }
+}
+
+/* Both the LU and the service model are done: respond. */
+static void ufs_zoned_cmd_maybe_finish(UfsZonedReq *req)
+{
+    if (!req->scsi_done || !req->svc_done || req->aborted) {
+        return;
+    }
+    if (req->sreq) {
+        scsi_req_unref(req->sreq);
+        req->sreq = NULL;
+    }
+    if (req->ocs == UFS_OCS_SUCCESS) {
+        ufs_zoned_cmd_respond(req);
+    } else {
+        ufs_zoned_req_done(req, NULL, 0);
+    }
+}
+
+static void ufs_zoned_log_start(UfsZonedState *s, uint32_t slot)
+{
+    if (s->start_log_n == UFSZ_START_LOG) {
+        memmove(s->start_log, s->start_log + 1,
+                sizeof(s->start_log[0]) * (UFSZ_START_LOG - 1));
+        s->start_log_n--;
+    }
+    s->start_log[s->start_log_n++] = slot;
+}
+
+/* The policy picked @cmd: hand it to its LU now. */
+static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
+{
+    UfsZonedState *s = opaque;
+    UfsZonedReq *req = cmd->opaque;
+    uint8_t lun = req->upiu.header.lun;
+    SCSIDevice *dev;
+    int32_t len;
+
+    trace_ufs_zoned_start(req->slot, lun, req->upiu.sc.cdb[0], cmd->lba,
+                          cmd->seq);
+    ufs_zoned_log_start(s, req->slot);
+    dev = scsi_device_find(&s->bus, 0, 0, lun);
+    if (!dev) {
+        ufs_zoned_set_sense(req, SENSE_CODE(LUN_NOT_SUPPORTED));
+        req->scsi_done = true;
+        return;
+    }
+    req->sreq = scsi_req_new(dev, req->slot, lun, req->upiu.sc.cdb,
+                             UFS_CDB_SIZE, req);
+    len = scsi_req_enqueue(req->sreq);
+    if (len) {
+        scsi_req_continue(req->sreq);
+    }
+}
+
+static void ufs_zoned_cmd_svc_done(void *opaque, ZrCmd *cmd)
+{
+    UfsZonedReq *req = cmd->opaque;
+
+    req->svc_done = true;
+    ufs_zoned_cmd_maybe_finish(req);
+}
+
+const ZrServiceOps ufs_zoned_service_ops = {
+    .start = ufs_zoned_cmd_start,
+    .complete = ufs_zoned_cmd_svc_done,
+};
+
+static void ufs_zoned_scsi_transfer_data(SCSIRequest *sreq, uint32_t len)
+{
+    UfsZonedReq *req = sreq->hba_private;
+    DMADirection dir = sreq->cmd.mode == SCSI_XFER_FROM_DEV ?
+                       DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE;
+    int64_t n;
+
+    n = ufs_zoned_prdt_rw(req, scsi_req_get_buf(sreq), len, dir);
+    if (n < 0) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: PRDT DMA "
+                      "failed\n", req->slot);
+        trace_ufs_zoned_err_utrd(req->slot, UFS_OCS_INVALID_PRDT_ATTR,
+                                 "PRDT DMA failed");
+        req->ocs = UFS_OCS_INVALID_PRDT_ATTR;
+        scsi_req_cancel(sreq);
+        return;
+    }
+    if (n < len && dir == DMA_DIRECTION_TO_DEVICE) {
+        /* data-out larger than what the host gave: zero the rest */
+        memset(scsi_req_get_buf(sreq) + n, 0, len - n);
+    }
+    scsi_req_continue(sreq);
+}
+
+static bool ufs_zoned_is_unaligned_write(const uint8_t *sense, uint32_t len)
+{
+    return len >= 14 && (sense[2] & 0xf) == ILLEGAL_REQUEST &&
+           sense[12] == 0x21 && sense[13] == 0x04;
+}
+
+static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
+{
+    UfsZonedReq *req = sreq->hba_private;
+    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+
+    req->status = sreq->status;
+    if (sreq->status == CHECK_CONDITION) {
+        req->sense_len = scsi_req_get_sense(sreq, req->sense,
+                                            sizeof(req->sense));
+        if (ufs_zoned_is_unaligned_write(req->sense, req->sense_len)) {
+            req->s->unaligned_writes++;
+            trace_ufs_zoned_unaligned_write(req->slot, req->zr.lba);
+        }
+    }
+    req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
+    req->scsi_done = true;
+    ufs_zoned_cmd_maybe_finish(req);
+}
+
+static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
+{
+    UfsZonedReq *req = sreq->hba_private;
+
+    if (!req->busy || req->aborted) {
+        return;     /* cleared, reset or aborted: no completion */
+    }
+    if (req->ocs == UFS_OCS_SUCCESS) {
+        req->ocs = UFS_OCS_ABORTED;
+    }
+    req->scsi_done = true;
+    ufs_zoned_cmd_maybe_finish(req);
+}
+
+const SCSIBusInfo ufs_zoned_scsi_info = {
+    .tcq = true,
+    .max_target = 0,
+    .max_lun = UFSZ_MAX_LUS - 1,
+    .transfer_data = ufs_zoned_scsi_transfer_data,
+    .complete = ufs_zoned_scsi_complete,
+    .cancel = ufs_zoned_scsi_cancel,
+};
+
+/* --- the UTRD ---------------------------------------------------------- */
+
+/* Read and check the PRDT (UFSHCI 4.0 6.1.2); false after failing @req. */
+static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
+{
+    UfsZonedState *s = req->s;
+    uint32_t i;
+
+    if (n > UFSZ_MAX_PRDT_ENTRIES) {
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
+                           "PRDT has too many entries");
+        return false;
+    }
+    req->prdt = g_new0(UfshcdSgEntry, n);
+    req->prdt_n = n;
+    req->prdt_bytes = 0;
+    if (n && ufs_zoned_dma(s, addr, req->prdt, n * UFSZ_PRDT_ENTRY_SIZE,
+                           DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
+                           "PRDT not readable");
+        return false;
+    }
+    for (i = 0; i < n; i++) {
+        UfshcdSgEntry *e = &req->prdt[i];
+        uint32_t bytes = (le32_to_cpu(e->size) & 0x3ffff) + 1;
+
+        e->addr = le64_to_cpu(e->addr);
+        e->size = bytes;
+        /* DBC is a dword count minus one byte: bits 1:0 must be 11b */
+        if ((bytes & 3) || (e->addr & 3)) {
+            ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
+                               "PRDT entry not dword aligned");
+            return false;
+        }
+        if (!ufs_zoned_dma_ok(s, e->addr, bytes,
+                              !!(req->dd & UFS_UTP_DEVICE_TO_HOST))) {
+            ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
+                               "PRDT entry outside guest memory");
+            return false;
+        }
+        req->prdt_bytes += bytes;
+    }
+    return true;
+}
+
+static void ufs_zoned_nop(UfsZonedReq *req)
+{
+    UtpUpiuRsp rsp;
+
+    trace_ufs_zoned_nop(req->slot, req->upiu.header.task_tag);
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_NOP_IN);
+    ufs_zoned_req_done(req, &rsp, 0);
+}
+
+static void ufs_zoned_query_req(UfsZonedReq *req)
+{
+    UtpUpiuRsp rsp;
+    uint16_t data_len = 0;
+
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_QUERY_RSP);
+    ufs_zoned_query(req->s, &req->upiu, &rsp, &data_len);
+    rsp.header.data_segment_length = cpu_to_be16(data_len);
+    ufs_zoned_req_done(req, &rsp, data_len);
+}
+
+static void ufs_zoned_command(UfsZonedReq *req)
+{
+    UfsZonedState *s = req->s;
+    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    ZrOp op;
+    uint64_t lba, len;
+
+    if (req->dd != UFS_UTP_NO_DATA_TRANSFER && exp > req->prdt_bytes) {
+        ufs_zoned_req_fail(req, UFS_OCS_MISMATCH_DATA_BUF_SIZE,
+                           "expected transfer length exceeds the PRDT");
+        return;
+    }
+    if (req->upiu.header.lun & UFS_UPIU_WLUN_ID) {
+        trace_ufs_zoned_wlun(req->slot, req->upiu.header.lun,
+                             req->upiu.sc.cdb[0]);
+        ufs_zoned_wlun_cmd(req);
+        return;
+    }
+    ufs_zoned_cmd_classify(req->upiu.sc.cdb, &op, &lba, &len);
+    trace_ufs_zoned_submit(req->slot, req->upiu.header.lun,
+                           req->upiu.sc.cdb[0], zr_op_name(op), lba, len);
+    zr_cmd_init(&req->zr, req->slot, 0, op, lba, len, req);
+    zr_dispatch_submit(&s->dispatch, &req->zr);
+}
+
+static void ufs_zoned_utrd_process(UfsZonedState *s, uint32_t slot)
+{
+    UfsZonedReq *req = &s->req[slot];
+    UtpTransferReqDesc utrd;
+    uint32_t dw0, ct;
+    hwaddr prdt_addr;
+    uint32_t rsp_off;
+    uint8_t tc;
+
+    memset(req, 0, sizeof(*req));
+    req->s = s;
+    req->slot = slot;
+    req->busy = true;
+    req->svc_done = true;       /* set false for commands that are timed */
+
+    if (ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot), &utrd, sizeof(utrd),
+                      DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
+        /* There is no UTRD to write OCS into; just complete the slot. */
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: UTRD not "
+                      "readable\n", slot);
+        req->ocs = UFS_OCS_INVALID_CMD_TABLE_ATTR;
+        req->busy = false;
+        s->utrldbr &= ~(1u << slot);
+        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+        return;
+    }
+    dw0 = le32_to_cpu(utrd.header.dword_0);
+    ct = dw0 >> 28;
+    req->dd = dw0 & (UFS_UTP_HOST_TO_DEVICE | UFS_UTP_DEVICE_TO_HOST);
+    req->ucd_addr = ((uint64_t)le32_to_cpu(utrd.command_desc_base_addr_hi)
+                     << 32) | (le32_to_cpu(utrd.command_desc_base_addr_lo) &
+                               ~0x7fu);
+    rsp_off = le16_to_cpu(utrd.response_upiu_offset) * 4;
+    req->rsp_len = le16_to_cpu(utrd.response_upiu_length) * 4;
+    req->rsp_addr = req->ucd_addr + rsp_off;
+    prdt_addr = req->ucd_addr + le16_to_cpu(utrd.prd_table_offset) * 4;
+
+    if (ct != UFS_UTP_CMD_TYPE_SCSI && ct != UFS_UTP_CMD_TYPE_UFS_STORAGE) {
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_CMD_TABLE_ATTR,
+                           "unknown UTRD command type");
+        return;
+    }
+    if (req->dd == (UFS_UTP_HOST_TO_DEVICE | UFS_UTP_DEVICE_TO_HOST)) {
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_CMD_TABLE_ATTR,
+                           "reserved UTRD data direction");
+        return;
+    }
+    if (req->rsp_len < UFSZ_UPIU_HDR_SIZE) {
+        ufs_zoned_req_fail(req, UFS_OCS_MISMATCH_RESP_UPIU_SIZE,
+                           "response UPIU length too small");
+        return;
+    }
+    if (ufs_zoned_dma(s, req->ucd_addr, &req->upiu, sizeof(req->upiu),
+                      DMA_DIRECTION_TO_DEVICE) != MEMTX_OK ||
+        !ufs_zoned_dma_ok(s, req->rsp_addr, req->rsp_len, true)) {
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_CMD_TABLE_ATTR,
+                           "command descriptor outside guest memory");
+        return;
+    }
+    if (!ufs_zoned_read_prdt(req, prdt_addr,
+                             le16_to_cpu(utrd.prd_table_length))) {
+        return;
+    }
+
+    tc = req->upiu.header.trans_type & 0x3f;
+    trace_ufs_zoned_utrd(slot, tc, req->upiu.header.lun, req->dd >> 25);
+    switch (tc) {
+    case UFS_UPIU_TRANSACTION_NOP_OUT:
+        ufs_zoned_nop(req);
+        break;
+    case UFS_UPIU_TRANSACTION_QUERY_REQ:
+        ufs_zoned_query_req(req);
+        break;
+    case UFS_UPIU_TRANSACTION_COMMAND:
+        req->svc_done = false;
+        ufs_zoned_command(req);
+        break;
+    default:
+        ufs_zoned_req_fail(req, UFS_OCS_INVALID_CMD_TABLE_ATTR,
+                           "unknown UPIU transaction code");
+        break;
+    }
+}
+
+/* UTRLDBR (5.4.3): newly rung slots are read in slot order. */
+void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val)
+{
+    uint32_t new = val & ~s->utrldbr;
+    uint32_t slot;
+
+    if (!s->reg.utrlrsr) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: UTRLDBR 0x%08x while the "
+                      "list is not running (UTRLRSR = 0)\n", val);
+        trace_ufs_zoned_err_doorbell(val, "list not running");
+        return;
+    }
+    trace_ufs_zoned_doorbell(val, new);
+    if (new) {
+        ufs_zoned_ahit_busy(s);
+    }
+    s->utrldbr |= new;
+    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+        if (new & (1u << slot)) {
+            ufs_zoned_utrd_process(s, slot);
+        }
+    }
+    zr_service_timer_kick(&s->sched);
+}
+
+/* Stop a command in the core and its LU; its slot stays busy. */
+static void ufs_zoned_req_stop(UfsZonedState *s, UfsZonedReq *req)
+{
+    if (req->zr.state != ZR_CMD_IDLE) {
+        zr_service_timer_cancel(&s->sched, &req->zr);
+    }
+    if (req->sreq) {
+        SCSIRequest *sreq = req->sreq;
+
+        req->sreq = NULL;
+        scsi_req_cancel(sreq);
+        scsi_req_unref(sreq);
+    }
+}
+
+/* Task management aborted the command on @slot: UTRLCLR will follow. */
+void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot)
+{
+    UfsZonedReq *req = &s->req[slot];
+
+    trace_ufs_zoned_abort(slot);
+    req->aborted = true;
+    ufs_zoned_req_stop(s, req);
+}
+
+/* Drop one slot without completing it to the guest. */
+static void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot)
+{
+    UfsZonedReq *req = &s->req[slot];
+
+    if (!req->busy) {
+        return;
+    }
+    trace_ufs_zoned_clear(slot);
+    req->busy = false;
+    ufs_zoned_req_stop(s, req);
+    g_free(req->prdt);
+    req->prdt = NULL;
+}
+
+/* UTRLCLR (5.4.4): a 0 bit clears that slot; there is no completion. */
+void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val)
+{
+    uint32_t clear = ~val & s->utrldbr;
+    uint32_t slot;
+
+    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+        if (clear & (1u << slot)) {
+            ufs_zoned_slot_clear(s, slot);
+        }
+    }
+    s->utrldbr &= ~clear;
+}
+
+void ufs_zoned_utp_reset(UfsZonedState *s)
+{
+    uint32_t slot;
+
+    /* Drop everything from the core first so no clear starts another. */
+    zr_service_timer_reset(&s->sched, NULL, NULL);
+    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+        ufs_zoned_slot_clear(s, slot);
+    }
+    s->utrldbr = 0;
+}
