@@ -33,7 +33,7 @@ guest_common := $(GUEST_SRC)/scripts/deb-fetch $(GUEST_SRC)/scripts/apt-sources
 guest_patches := $(sort $(wildcard $(GUEST_SRC)/guest/linux/patches/*.patch) \
                         $(wildcard $(GUEST_SRC)/guest/linux/patches/series))
 guest_plans := $(sort $(wildcard $(GUEST_SRC)/guest/plans/*.sh))
-guest_pkgs := busybox-static bash grep sed util-linux sg3-utils nvme-cli
+guest_pkgs := busybox-static bash grep sed util-linux sg3-utils nvme-cli coreutils
 guest_pkg_lists := $(wildcard $(guest_pkgs:%=/var/lib/dpkg/info/%.list))
 
 # Removing a plan or a patch changes no file's time; these list files are

@@ -8,7 +8,9 @@
 #
 # Output protocol (parsed by scripts/run-guest):
 #     ok N - description          a passed check (TAP)
+#     ok N - description # SKIP r a check that could not run (zr_skip)
 #     not ok N - description      a failed check (TAP)
+#     not ok N - d # TODO reason  an expected failure (zr_todo)
 #     # text                      a comment (TAP diagnostic)
 #     1..N                        the plan line, printed by zr_done
 #     Bail out! reason            the plan gave up (zr_bail)
@@ -35,6 +37,24 @@ zr_fail() {
     ZR_FAILED=$((ZR_FAILED + 1))
     printf 'not ok %d - %s\n' "$ZR_TESTS" "$1"
     shift
+    local d
+    for d in "$@"; do zr_diag "$d"; done
+}
+
+# zr_skip DESC REASON: a check that could not run here ("ok N - DESC # SKIP
+# REASON" in TAP; it counts as skipped, not as passed).
+zr_skip() {
+    ZR_TESTS=$((ZR_TESTS + 1))
+    printf 'ok %d - %s # SKIP %s\n' "$ZR_TESTS" "$1" "$2"
+}
+
+# zr_todo DESC REASON [DETAIL...]: a check that failed as expected, for a
+# known bug outside the project ("not ok N - DESC # TODO REASON": TAP's
+# expected failure; it does not fail the plan).
+zr_todo() {
+    ZR_TESTS=$((ZR_TESTS + 1))
+    printf 'not ok %d - %s # TODO %s\n' "$ZR_TESTS" "$1" "$2"
+    shift 2
     local d
     for d in "$@"; do zr_diag "$d"; done
 }
