@@ -7,6 +7,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "libqtest.h"
+#include "qobject/qdict.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/malloc-pc.h"
 #include "libqos/pci-pc.h"
@@ -357,4 +358,16 @@ void zr_scsi_stop(ZrScsi *s)
     alloc_destroy(&s->alloc);
     qtest_quit(s->qts);
     g_free(s);
+}
+
+uint64_t zr_qom_get_u64(QTestState *qts, const char *path, const char *prop)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'qom-get', 'arguments': "
+                           "{ 'path': %s, 'property': %s } }", path, prop);
+    uint64_t val;
+
+    g_assert_true(qdict_haskey(rsp, "return"));
+    val = qdict_get_int(rsp, "return");
+    qobject_unref(rsp);
+    return val;
 }

@@ -86,4 +86,7 @@ void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n);
 /* LOGICAL UNIT RESET task management function; returns its response. */
 uint8_t zr_scsi_lun_reset(ZrScsi *s);
 
+/* qom-get of an integer property (a device counter) of the QOM object at @path */
+uint64_t zr_qom_get_u64(QTestState *qts, const char *path, const char *prop);
+
 #endif

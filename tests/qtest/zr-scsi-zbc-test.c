@@ -181,15 +181,7 @@ static void check_zone(ZrScsi *s, uint64_t lba, uint8_t cond, uint64_t wp)
 
 static uint64_t qom_u64(ZrScsi *s, const char *prop)
 {
-    QDict *rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'qom-get', "
-                           "'arguments': { 'path': '/machine/peripheral/zbc0',"
-                           " 'property': %s } }", prop);
-    uint64_t v;
-
-    g_assert(qdict_haskey(rsp, "return"));
-    v = qdict_get_int(rsp, "return");
-    qobject_unref(rsp);
-    return v;
+    return zr_qom_get_u64(zr_scsi_qts(s), "/machine/peripheral/zbc0", prop);
 }
 
 static void qom_set_str(ZrScsi *s, const char *prop, const char *value)

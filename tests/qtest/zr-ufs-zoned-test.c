@@ -375,15 +375,7 @@ static Ufs *ufs_start(const char *props)
 
 static uint64_t qom_u64(Ufs *u, const char *prop)
 {
-    QDict *rsp = qtest_qmp(u->qts, "{ 'execute': 'qom-get', 'arguments': "
-                           "{ 'path': '/machine/peripheral/ufs0', "
-                           "'property': %s } }", prop);
-    uint64_t val;
-
-    g_assert_true(qdict_haskey(rsp, "return"));
-    val = qdict_get_int(rsp, "return");
-    qobject_unref(rsp);
-    return val;
+    return zr_qom_get_u64(u->qts, "/machine/peripheral/ufs0", prop);
 }
 
 static char *qom_str(Ufs *u, const char *prop)
