@@ -139,6 +139,17 @@ zr_sysfs() {
     if [ -r "$1" ]; then cat "$1"; else echo "<missing $1>"; fi
 }
 
+# zr_lu_node BDF LUN CLASS: the name of the CLASS (block, scsi_generic)
+# node of LU LUN of the SCSI host on PCI function BDF (0000:00:10.0), e.g.
+# sdb or sg3; fails if there is none (yet).
+zr_lu_node() {
+    local d
+    for d in /sys/bus/pci/devices/"$1"/host*/target*/*:*:*:"$2"/"$3"/*; do
+        [ -e "$d" ] && { basename "$d"; return 0; }
+    done
+    return 1
+}
+
 # zr_zone_report DEV: "start len cap wptr cond type" per zone, in 512-byte
 # sectors (decimal), from blkzone report.
 zr_zone_report() {
@@ -155,4 +166,31 @@ zr_zone_capacity() {
     local v
     v=$(blkzone capacity "$1" | tail -n 1 | tr -d ' ') || return 1
     printf '%d\n' "$v"
+}
+
+# zr_fio_verify DEV NAME WANT_KIB FIO-ARGS...: one fio job on /dev/DEV that
+# writes and then verifies (crc32c, fatal) WANT_KIB KiB; passes iff fio
+# exits 0 with no error and wrote and read back exactly that much.  Prints
+# a ZR-RESULT line with the figures.  Default queue depth 4 (override with
+# --iodepth in FIO-ARGS).
+zr_fio_verify() {
+    local dev=$1 name=$2 want_kb=$3 out=/tmp/fio-$2.out rc=0 t0 t1 terse err rkb wkb wbw
+    local -a f
+    shift 3
+    t0=$(cut -d' ' -f1 /proc/uptime)
+    fio --name="$name" --filename="/dev/$dev" --direct=1 --iodepth=4 \
+        --verify=crc32c --do_verify=1 --verify_fatal=1 \
+        --output-format=terse --terse-version=3 "$@" > "$out" 2>&1 || rc=$?
+    t1=$(cut -d' ' -f1 /proc/uptime)
+    terse=$(grep '^3;fio-' "$out" | tail -n 1)
+    IFS=';' read -r -a f <<< "$terse"
+    err=${f[4]:-?} rkb=${f[5]:-?} wkb=${f[46]:-?} wbw=${f[47]:-?}
+    if [ $rc -eq 0 ] && [ "$err" = 0 ] && [ "$wkb" = "$want_kb" ] && [ "$rkb" = "$want_kb" ]; then
+        zr_pass "fio $name: wrote and verified $want_kb KiB, 0 errors"
+    else
+        zr_fail "fio $name" "exit $rc, error $err, wrote ${wkb} KiB, verified ${rkb} KiB, want ${want_kb} KiB" \
+            "$(tail -n 20 "$out")"
+    fi
+    zr_result "fio name=$name error=$err write_kib=$wkb verify_kib=$rkb write_bw_kibs=$wbw" \
+        "seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}')"
 }

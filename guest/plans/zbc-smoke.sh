@@ -252,33 +252,13 @@ fi
 # sequential zones, and random writes with verification over the
 # conventional zones.
 [ $((fio_zones + 1)) -le "$nseq" ] || zr_bail "need more than $fio_zones sequential zones for fio"
-fio_run() {   # fio_run NAME WANT_KIB ARGS...: one verified fio run
-    local name=$1 want_kb=$2 out=/tmp/fio-$1.out rc=0 t0 t1 terse err rkb wkb wbw
-    shift 2
-    t0=$(cut -d' ' -f1 /proc/uptime)
-    fio --name="$name" --filename="/dev/$dev" --direct=1 --iodepth=4 \
-        --verify=crc32c --do_verify=1 --verify_fatal=1 \
-        --output-format=terse --terse-version=3 "$@" > "$out" 2>&1 || rc=$?
-    t1=$(cut -d' ' -f1 /proc/uptime)
-    terse=$(grep '^3;fio-' "$out" | tail -n 1)
-    IFS=';' read -r -a f <<< "$terse"
-    err=${f[4]:-?} rkb=${f[5]:-?} wkb=${f[46]:-?} wbw=${f[47]:-?}
-    if [ $rc -eq 0 ] && [ "$err" = 0 ] && [ "$wkb" = "$want_kb" ] && [ "$rkb" = "$want_kb" ]; then
-        zr_pass "fio $name: wrote and verified $want_kb KiB, 0 errors"
-    else
-        zr_fail "fio $name" "exit $rc, error $err, wrote ${wkb} KiB, verified ${rkb} KiB, want ${want_kb} KiB" \
-            "$(tail -n 20 "$out")"
-    fi
-    zr_result "fio name=$name error=$err write_kib=$wkb verify_kib=$rkb write_bw_kibs=$wbw" \
-        "seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}')"
-}
-fio_run seq-libaio $((fio_zones * cap / 2)) --ioengine=libaio --zonemode=zbd --rw=write \
+zr_fio_verify "$dev" seq-libaio $((fio_zones * cap / 2)) --ioengine=libaio --zonemode=zbd --rw=write \
     --bs="$fio_bs" --offset=$((first_seq * 512)) --size=$((fio_zones * ZR_ZONE_SIZE))
 full=$(zr_zone_report "/dev/$dev" | awk -v a="$first_seq" -v b=$((first_seq + fio_zones * zs)) \
     '$1 >= a && $1 < b && $5 == 14' | wc -l)
 zr_is "fio left its $fio_zones zones full" "$full" "$fio_zones"
 if [ "$nconv" -gt 0 ]; then
-    fio_run conv-randwrite $((nconv * zs / 2)) --ioengine=libaio --rw=randwrite \
+    zr_fio_verify "$dev" conv-randwrite $((nconv * zs / 2)) --ioengine=libaio --rw=randwrite \
         --bs="$lbs" --offset=0 --size=$((nconv * ZR_ZONE_SIZE))
 fi
 zr_check "reset all zones after fio" blkzone reset "/dev/$dev"

@@ -16,11 +16,8 @@ set -euo pipefail
 # shellcheck source=tests/guest/lib-scsi-zbc.sh
 . "$(dirname "$0")/lib-scsi-zbc.sh"
 
-size=$((1024 << 20))
-zone_size=$((4 << 20))
-zone_cap=$zone_size
-conv=8
-max_open=0
+zbd_geometry
+max_open=0                      # -o 8 (max_open_opt) instead
 lbs=512
 
 scsi_zbc_run zbd-suite scsi-zbc-zbd-512-full 1800 "$@" --param max_open_opt=8

@@ -14,11 +14,7 @@ set -euo pipefail
 # shellcheck source=tests/guest/lib-scsi-zbc.sh
 . "$(dirname "$0")/lib-scsi-zbc.sh"
 
-size=$((1024 << 20))
-zone_size=$((4 << 20))
-zone_cap=$((3 << 20))
-conv=8
-max_open=8
-lbs=4096
+zbd_geometry
+zone_cap=$((3 << 20))           # a 1 MiB gap zone after each
 
 scsi_zbc_run zbd-suite scsi-zbc-zbd-gaps-full 1800 "$@" --param xfail=9,10,54

@@ -18,11 +18,6 @@ set -euo pipefail
 # shellcheck source=tests/guest/lib-scsi-zbc.sh
 . "$(dirname "$0")/lib-scsi-zbc.sh"
 
-size=$((1024 << 20))            # 256 zones: 8 conventional, 248 sequential
-zone_size=$((4 << 20))
-zone_cap=$zone_size
-conv=8
-max_open=8
-lbs=4096
+zbd_geometry
 
 scsi_zbc_run zbd-suite scsi-zbc-zbd-full 1800 "$@"

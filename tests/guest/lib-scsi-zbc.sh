@@ -1,7 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Sourced by tests/guest/{test,full}-scsi-zbc-*.sh: boot the guest on one
-# scsi-zbc disk behind virtio-scsi-pci and run a plan on it.
+# Sourced by tests/guest/{test,full}-*-zbd*.sh and test-scsi-zbc-*.sh: boot
+# the guest on one scsi-zbc disk behind a SCSI host adapter and run a plan
+# on it.  The adapter is virtio-scsi-pci unless the caller sets
+#   hba         the -device value of another one whose SCSI bus is
+#               "scsi0.0" (e.g. "ufs-zoned,id=scsi0,mode=mcq")
 #
 # The caller sets the geometry, which goes both to QEMU (device properties)
 # and to the plan (zr.* parameters), so the plan checks what was really
@@ -19,6 +22,19 @@
 # again for every run, so every run starts from an empty disk, and removed
 # after a run that passed (the full fio suite leaves about 1 GiB in it);
 # after a failure it stays for inspection.  Returns run-guest's status.
+
+# zbd_geometry: the geometry fio's t/zbd suite wants (full-scsi-zbc-zbd.sh
+# says which test needs what): 1 GiB = 256 zones of 4 MiB, 8 conventional
+# (tests 50-52; 16 MiB for test 14), open limit 8 read from VPD B6h by
+# sg_inq (test 13), 4 KiB blocks.  Callers then change what they vary.
+zbd_geometry() {
+    size=$((1024 << 20))
+    zone_size=$((4 << 20))
+    zone_cap=$zone_size
+    conv=8
+    max_open=8
+    lbs=4096
+}
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${B:-$top/build}
@@ -38,7 +54,7 @@ scsi_zbc_run() {
         --param conv="$conv" --param max_open="$max_open" --param lbs="$lbs" \
         -- \
         -drive "file=$img,if=none,id=zbcimg,format=raw,cache=unsafe" \
-        -device virtio-scsi-pci,id=scsi0 \
+        -device "${hba:-virtio-scsi-pci,id=scsi0}" \
         -device "scsi-zbc,bus=scsi0.0,drive=zbcimg,id=zbc0,logical_block_size=$lbs,zone-size=$zone_size,zone-capacity=$zone_cap,conv-zones=$conv,max-open=$max_open" ||
         rc=$?
     [ $rc -ne 0 ] || rm -f "$img"

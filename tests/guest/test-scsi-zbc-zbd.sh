@@ -17,12 +17,7 @@ set -euo pipefail
 # shellcheck source=tests/guest/lib-scsi-zbc.sh
 . "$(dirname "$0")/lib-scsi-zbc.sh"
 
-size=$((1024 << 20))            # 256 zones: 8 conventional, 248 sequential
-zone_size=$((4 << 20))
-zone_cap=$zone_size
-conv=8                          # tests 50-52 want 8, test 14 16 MiB
-max_open=8                      # read by t/zbd from VPD B6h (sg_inq)
-lbs=4096
+zbd_geometry
 
 scsi_zbc_run zbd-suite scsi-zbc-zbd 600 "$@" \
     --param cases=2,3,4,5,6,8,9,10,12,13,14,17,24,26,29,52,53

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * qtests of the ufs-zoned UFS host controller (legacy doorbell mode):
+ * qtests of the ufs-zoned UFS host controller in mode=legacy (single
+ * doorbell; zr-ufs-mcq-test covers MCQ):
  * bring-up the way Linux 6.12's ufshcd does it, NOP, queries, SCSI
  * commands through UPIUs to the zoned LU, the start order each reorder
  * policy gives a scripted doorbell sequence and the UNALIGNED WRITE it
@@ -13,393 +14,9 @@
 #include "qemu/bswap.h"
 #include "qemu/units.h"
 #include "hw/pci/pci_regs.h"
-#include "libqtest.h"
-#include "libqos/libqos-pc.h"
-#include "libqos/malloc-pc.h"
-#include "libqos/pci-pc.h"
 #include "qobject/qdict.h"
 #include "scsi/constants.h"
-#include "block/ufs.h"
-#include "zr-scsi-helpers.h"
-
-#define PCI_SLOT        4
-#define NUTRS           32
-#define UCD_SIZE        4096        /* cmd UPIU 512, rsp UPIU 512, PRDT */
-#define RSP_OFF         512
-#define PRDT_OFF        1024
-#define DATA_SIZE       (64 * 1024)
-#define BLK             4096
-#define ZONE_BLOCKS     1024        /* scsi-zbc default: 4 MiB zones */
-#define STEP_NS         100000
-#define MAX_STEPS       10000
-
-/* Overall Command Status values of the UTRD (UFSHCI 4.0 6.1.1) */
-#define OCS_SUCCESS         0x0
-#define OCS_INVALID_CTA     0x1
-#define OCS_INVALID_PRDT    0x2
-#define OCS_MISMATCH_DATA   0x3
-#define OCS_MISMATCH_RSP    0x4
-
-#define OP_READ_FLAG        UFS_UPIU_QUERY_OPCODE_READ_FLAG
-#define OP_SET_FLAG         UFS_UPIU_QUERY_OPCODE_SET_FLAG
-#define OP_READ_ATTR        UFS_UPIU_QUERY_OPCODE_READ_ATTR
-#define OP_WRITE_ATTR       UFS_UPIU_QUERY_OPCODE_WRITE_ATTR
-
-typedef struct Ufs {
-    QTestState *qts;
-    QGuestAllocator alloc;
-    QPCIBus *pcibus;
-    QPCIDevice *dev;
-    QPCIBar bar;
-    uint64_t utrl;
-    uint64_t utmrl;
-    uint64_t ucd;               /* NUTRS * UCD_SIZE */
-    uint64_t data;              /* NUTRS * DATA_SIZE */
-} Ufs;
-
-typedef struct UfsResp {
-    uint8_t ocs;
-    uint8_t tc;
-    uint8_t response;
-    uint8_t status;
-    uint32_t resid;
-    uint8_t sense[18];
-    uint32_t value;             /* query */
-    uint16_t len;               /* query data */
-    uint8_t data[256];          /* query data segment */
-} UfsResp;
-
-static uint32_t rd(Ufs *u, uint32_t off)
-{
-    return qpci_io_readl(u->dev, u->bar, off);
-}
-
-static void wr(Ufs *u, uint32_t off, uint32_t val)
-{
-    qpci_io_writel(u->dev, u->bar, off, val);
-}
-
-static uint64_t ucd(Ufs *u, int slot)
-{
-    return u->ucd + slot * UCD_SIZE;
-}
-
-static uint64_t data_buf(Ufs *u, int slot)
-{
-    return u->data + (uint64_t)slot * DATA_SIZE;
-}
-
-static void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val)
-{
-    wr(u, A_IS, rd(u, A_IS));
-    g_assert_true(rd(u, A_HCS) & R_HCS_UCRDY_MASK);
-    wr(u, A_UCMDARG1, (uint32_t)attr << 16);
-    wr(u, A_UCMDARG2, 0);
-    wr(u, A_UCMDARG3, val);
-    wr(u, A_UICCMD, cmd);
-    g_assert_true(rd(u, A_IS) & R_IS_UCCS_MASK);
-    g_assert_cmphex(rd(u, A_UCMDARG2) & 0xff, ==, 0);
-}
-
-static Ufs *ufs_boot(const char *props)
-{
-    Ufs *u = g_new0(Ufs, 1);
-    g_autofree char *fw = zr_firmware_args();
-    uint64_t utrl;
-
-    u->qts = qtest_initf("%s-machine q35 -nodefaults "
-                         "-device ufs-zoned,id=ufs0,addr=%02x.0%s%s",
-                         fw, PCI_SLOT, *props ? "," : "", props);
-    pc_alloc_init(&u->alloc, u->qts, ALLOC_NO_FLAGS);
-    u->pcibus = qpci_new_pc(u->qts, &u->alloc);
-    u->dev = qpci_device_find(u->pcibus, QPCI_DEVFN(PCI_SLOT, 0));
-    g_assert_nonnull(u->dev);
-    g_assert_cmphex(qpci_config_readw(u->dev, PCI_VENDOR_ID), ==, 0x1b36);
-    g_assert_cmphex(qpci_config_readw(u->dev, PCI_DEVICE_ID), ==, 0x0013);
-    qpci_device_enable(u->dev);
-    u->bar = qpci_iomap(u->dev, 0, NULL);
-
-    utrl = guest_alloc(&u->alloc, 2 * 4096);
-    u->utrl = ROUND_UP(utrl, 4096);
-    u->utmrl = guest_alloc(&u->alloc, 4096);
-    u->ucd = guest_alloc(&u->alloc, NUTRS * UCD_SIZE);
-    u->data = guest_alloc(&u->alloc, NUTRS * DATA_SIZE);
-    g_assert_cmpuint(u->ucd & 127, ==, 0);
-    return u;
-}
-
-static void ufs_stop(Ufs *u)
-{
-    qpci_free_pc(u->pcibus);
-    g_free(u->dev);
-    alloc_destroy(&u->alloc);
-    qtest_quit(u->qts);
-    g_free(u);
-}
-
-/* ufshcd_init + ufshcd_link_startup + ufshcd_make_hba_operational */
-static void ufs_bringup(Ufs *u)
-{
-    uint32_t cap = rd(u, A_CAP);
-
-    g_assert_cmpuint(FIELD_EX32(cap, CAP, NUTRS) + 1, ==, NUTRS);
-    g_assert_cmpuint(FIELD_EX32(cap, CAP, MCQS), ==, 0);
-    g_assert_cmpuint(FIELD_EX32(cap, CAP, LSDBS), ==, 0);
-    g_assert_cmpuint(FIELD_EX32(cap, CAP, 64AS), ==, 1);
-    g_assert_cmphex(rd(u, A_VER), ==, 0x400);
-    wr(u, A_IS, rd(u, A_IS));
-    wr(u, A_IE, 0);
-
-    g_assert_cmpuint(rd(u, A_HCE), ==, 0);
-    wr(u, A_HCE, 1);
-    g_assert_cmpuint(rd(u, A_HCE) & 1, ==, 1);
-    wr(u, A_IE, R_IE_UCCE_MASK | R_IE_UPMSE_MASK | R_IE_UHXSE_MASK |
-       R_IE_UHESE_MASK);
-
-    uic(u, UFS_UIC_CMD_DME_LINK_STARTUP, 0, 0);
-    g_assert_true(rd(u, A_HCS) & R_HCS_DP_MASK);
-    rd(u, A_UECPA);
-    wr(u, A_IE, rd(u, A_IE) | R_IE_UTRCE_MASK | R_IE_UTMRCE_MASK |
-       R_IE_UEE_MASK);
-    wr(u, A_UTRIACR, 0);
-    wr(u, A_UTRLBA, u->utrl & 0xffffffff);
-    wr(u, A_UTRLBAU, u->utrl >> 32);
-    wr(u, A_UTMRLBA, u->utmrl & 0xffffffff);
-    wr(u, A_UTMRLBAU, u->utmrl >> 32);
-    g_assert_cmphex(rd(u, A_HCS) & 0xe, ==, 0xe);
-    wr(u, A_UTMRLRSR, 1);
-    wr(u, A_UTRLRSR, 1);
-}
-
-/* Write UTRD, request UPIU (32 bytes + @extra) and a one-entry PRDT. */
-static void prep(Ufs *u, int slot, const uint8_t *upiu, size_t upiu_len,
-                 uint32_t dd, uint32_t prdt_bytes)
-{
-    uint64_t c = ucd(u, slot);
-    uint32_t utrd[8] = { 0 };
-    uint8_t zero[RSP_OFF] = { 0 };
-    uint32_t prdt[4];
-
-    utrd[0] = cpu_to_le32((1u << 28) | dd | UFS_UTP_REQ_DESC_INT_CMD);
-    utrd[2] = cpu_to_le32(UFS_OCS_INVALID_COMMAND_STATUS);
-    utrd[4] = cpu_to_le32(c & 0xffffffff);
-    utrd[5] = cpu_to_le32(c >> 32);
-    utrd[6] = cpu_to_le32((RSP_OFF / 4) << 16 | (RSP_OFF / 4));
-    utrd[7] = cpu_to_le32((PRDT_OFF / 4) << 16 | (prdt_bytes ? 1 : 0));
-    qtest_memwrite(u->qts, u->utrl + slot * 32, utrd, sizeof(utrd));
-    qtest_memwrite(u->qts, c, zero, sizeof(zero));
-    qtest_memwrite(u->qts, c + RSP_OFF, zero, sizeof(zero));
-    qtest_memwrite(u->qts, c, upiu, upiu_len);
-    if (prdt_bytes) {
-        prdt[0] = cpu_to_le32(data_buf(u, slot) & 0xffffffff);
-        prdt[1] = cpu_to_le32(data_buf(u, slot) >> 32);
-        prdt[2] = 0;
-        prdt[3] = cpu_to_le32(prdt_bytes - 1);
-        qtest_memwrite(u->qts, c + PRDT_OFF, prdt, sizeof(prdt));
-    }
-}
-
-static void set_prdt(Ufs *u, int slot, uint64_t addr, uint32_t dbc)
-{
-    uint32_t prdt[4] = { cpu_to_le32(addr & 0xffffffff),
-                         cpu_to_le32(addr >> 32), 0, cpu_to_le32(dbc) };
-
-    qtest_memwrite(u->qts, ucd(u, slot) + PRDT_OFF, prdt, sizeof(prdt));
-}
-
-/* Step the clock until the doorbell bits of @mask are clear. */
-static void wait_done(Ufs *u, uint32_t mask)
-{
-    int i;
-
-    for (i = 0; i < MAX_STEPS && (rd(u, A_UTRLDBR) & mask); i++) {
-        qtest_clock_step(u->qts, STEP_NS);
-    }
-    g_assert_cmphex(rd(u, A_UTRLDBR) & mask, ==, 0);
-    g_assert_true(rd(u, A_IS) & R_IS_UTRCS_MASK);
-}
-
-static void get_resp(Ufs *u, int slot, UfsResp *r)
-{
-    uint8_t rsp[RSP_OFF];
-
-    memset(r, 0, sizeof(*r));
-    r->ocs = qtest_readb(u->qts, u->utrl + slot * 32 + 8);
-    qtest_memread(u->qts, ucd(u, slot) + RSP_OFF, rsp, sizeof(rsp));
-    r->tc = rsp[0];
-    r->response = rsp[6];
-    r->status = rsp[7];
-    r->resid = ldl_be_p(&rsp[12]);
-    memcpy(r->sense, &rsp[34], sizeof(r->sense));
-    r->value = ldl_be_p(&rsp[20]);
-    r->len = lduw_be_p(&rsp[10]);
-    memcpy(r->data, &rsp[32], sizeof(r->data));
-}
-
-static void ring(Ufs *u, uint32_t mask)
-{
-    wr(u, A_IS, rd(u, A_IS));
-    wr(u, A_UTRLDBR, mask);
-}
-
-static void nop(Ufs *u, int slot)
-{
-    uint8_t upiu[32] = { UFS_UPIU_TRANSACTION_NOP_OUT, 0, 0, 0x5a };
-    UfsResp r;
-
-    prep(u, slot, upiu, sizeof(upiu), UFS_UTP_NO_DATA_TRANSFER, 0);
-    ring(u, 1u << slot);
-    wait_done(u, 1u << slot);
-    get_resp(u, slot, &r);
-    g_assert_cmphex(r.ocs, ==, OCS_SUCCESS);
-    g_assert_cmphex(r.tc, ==, UFS_UPIU_TRANSACTION_NOP_IN);
-    g_assert_cmphex(r.response, ==, 0);
-}
-
-static void query(Ufs *u, uint8_t func, uint8_t opcode, uint8_t idn,
-                  uint8_t index, uint16_t len, uint32_t value, UfsResp *r)
-{
-    uint8_t upiu[32] = { UFS_UPIU_TRANSACTION_QUERY_REQ, 0, 0, 0x33 };
-    int slot = NUTRS - 1;       /* Linux's reserved dev-cmd slot */
-
-    upiu[5] = func;
-    upiu[12] = opcode;
-    upiu[13] = idn;
-    upiu[14] = index;
-    stw_be_p(&upiu[18], len);
-    stl_be_p(&upiu[20], value);
-    prep(u, slot, upiu, sizeof(upiu), UFS_UTP_NO_DATA_TRANSFER, 0);
-    ring(u, 1u << slot);
-    wait_done(u, 1u << slot);
-    get_resp(u, slot, r);
-    g_assert_cmphex(r->ocs, ==, OCS_SUCCESS);
-    g_assert_cmphex(r->tc, ==, UFS_UPIU_TRANSACTION_QUERY_RSP);
-}
-
-static void read_desc(Ufs *u, uint8_t idn, uint8_t index, UfsResp *r)
-{
-    query(u, UFS_UPIU_QUERY_FUNC_STANDARD_READ_REQUEST,
-          UFS_UPIU_QUERY_OPCODE_READ_DESC, idn, index, 255, 0, r);
-    g_assert_cmphex(r->response, ==, 0);
-    g_assert_cmpuint(r->len, ==, r->data[0]);
-    g_assert_cmphex(r->data[1], ==, idn);
-}
-
-/* A flag or attribute query that must get response @expect */
-static uint32_t query_expect(Ufs *u, bool write, uint8_t opcode, uint8_t idn,
-                             uint32_t value, uint8_t expect)
-{
-    UfsResp r;
-
-    query(u, write ? UFS_UPIU_QUERY_FUNC_STANDARD_WRITE_REQUEST :
-          UFS_UPIU_QUERY_FUNC_STANDARD_READ_REQUEST, opcode, idn, 0, 0,
-          value, &r);
-    g_assert_cmphex(r.response, ==, expect);
-    return r.value;
-}
-
-/* Prepare a SCSI command UPIU on @slot (data in the slot's buffer). */
-static void prep_scsi(Ufs *u, int slot, uint8_t lun, const uint8_t *cdb,
-                      uint32_t dd, uint32_t len)
-{
-    uint8_t upiu[32] = { UFS_UPIU_TRANSACTION_COMMAND };
-
-    upiu[1] = dd == UFS_UTP_DEVICE_TO_HOST ? UFS_UPIU_CMD_FLAGS_READ :
-              dd == UFS_UTP_HOST_TO_DEVICE ? UFS_UPIU_CMD_FLAGS_WRITE : 0;
-    upiu[2] = lun;
-    upiu[3] = slot;
-    stl_be_p(&upiu[12], len);
-    memcpy(&upiu[16], cdb, 16);
-    prep(u, slot, upiu, sizeof(upiu), dd, len);
-}
-
-static void scsi(Ufs *u, int slot, uint8_t lun, const uint8_t *cdb,
-                 uint32_t dd, void *buf, uint32_t len, UfsResp *r)
-{
-    if (dd == UFS_UTP_HOST_TO_DEVICE) {
-        qtest_memwrite(u->qts, data_buf(u, slot), buf, len);
-    }
-    prep_scsi(u, slot, lun, cdb, dd, len);
-    ring(u, 1u << slot);
-    wait_done(u, 1u << slot);
-    get_resp(u, slot, r);
-    g_assert_cmphex(r->ocs, ==, OCS_SUCCESS);
-    g_assert_cmphex(r->tc, ==, UFS_UPIU_TRANSACTION_RESPONSE);
-    if (dd == UFS_UTP_DEVICE_TO_HOST) {
-        qtest_memread(u->qts, data_buf(u, slot), buf, len);
-    }
-}
-
-static void resp_to_scsi(const UfsResp *r, ZrScsiResp *z)
-{
-    memset(z, 0, sizeof(*z));
-    z->status = r->status;
-    z->sense_len = sizeof(r->sense);
-    memcpy(z->sense, r->sense, sizeof(r->sense));
-}
-
-static void assert_good(const UfsResp *r)
-{
-    ZrScsiResp z;
-
-    resp_to_scsi(r, &z);
-    zr_assert_good(&z);
-}
-
-/* TEST UNIT READY until the power-on unit attention is consumed. */
-static void lu_ready(Ufs *u, uint8_t lun)
-{
-    uint8_t cdb[16] = { TEST_UNIT_READY };
-    UfsResp r;
-    int i;
-
-    for (i = 0; i < 3; i++) {
-        scsi(u, 0, lun, cdb, UFS_UTP_NO_DATA_TRANSFER, NULL, 0, &r);
-        if (r.status == GOOD) {
-            return;
-        }
-        g_assert_cmphex(r.sense[2] & 0xf, ==, UNIT_ATTENTION);
-    }
-    g_assert_not_reached();
-}
-
-static Ufs *ufs_start(const char *props)
-{
-    Ufs *u = ufs_boot(props);
-
-    ufs_bringup(u);
-    nop(u, NUTRS - 1);
-    lu_ready(u, 0);
-    return u;
-}
-
-static uint64_t qom_u64(Ufs *u, const char *prop)
-{
-    return zr_qom_get_u64(u->qts, "/machine/peripheral/ufs0", prop);
-}
-
-static char *qom_str(Ufs *u, const char *prop)
-{
-    QDict *rsp = qtest_qmp(u->qts, "{ 'execute': 'qom-get', 'arguments': "
-                           "{ 'path': '/machine/peripheral/ufs0', "
-                           "'property': %s } }", prop);
-    char *val;
-
-    g_assert_true(qdict_haskey(rsp, "return"));
-    val = g_strdup(qdict_get_str(rsp, "return"));
-    qobject_unref(rsp);
-    return val;
-}
-
-static void qom_set_str(Ufs *u, const char *prop, const char *value)
-{
-    QDict *rsp = qtest_qmp(u->qts, "{ 'execute': 'qom-set', 'arguments': "
-                           "{ 'path': '/machine/peripheral/ufs0', "
-                           "'property': %s, 'value': %s } }", prop, value);
-
-    g_assert_true(qdict_haskey(rsp, "return"));
-    qobject_unref(rsp);
-}
+#include "zr-ufs-helpers.h"
 
 /* --- tests ------------------------------------------------------------ */
 
@@ -410,6 +27,8 @@ static void test_bringup(void)
     uint8_t cdb[16];
     uint8_t buf[256];
 
+    g_assert_cmpuint(FIELD_EX32(rd(u, A_CAP), CAP, MCQS), ==, 0);
+    g_assert_cmphex(rd(u, A_MCQCAP), ==, 0);
     ufs_bringup(u);
     nop(u, NUTRS - 1);
 
@@ -549,16 +168,6 @@ static void test_queries(void)
                  UFS_QUERY_RESULT_NOT_WRITEABLE);
     query_expect(u, false, 0x0f, 0, 0, UFS_QUERY_RESULT_INVALID_OPCODE);
     ufs_stop(u);
-}
-
-static void write1(Ufs *u, int slot, uint64_t lba, uint8_t fill, UfsResp *r)
-{
-    uint8_t cdb[16];
-    g_autofree uint8_t *buf = g_malloc(BLK);
-
-    memset(buf, fill, BLK);
-    zr_cdb_rw16(cdb, WRITE_16, lba, 1);
-    scsi(u, slot, 0, cdb, UFS_UTP_HOST_TO_DEVICE, buf, BLK, r);
 }
 
 static void test_read_write(void)
@@ -954,32 +563,6 @@ static void test_auto_hibernate(void)
     ufs_stop(u);
 }
 
-/* One task management request on UTMRL slot 0; returns the service
- * response (output parameter 1), asserting OCS SUCCESS. */
-static uint8_t task_mgmt(Ufs *u, uint8_t func, uint8_t lun, uint8_t tag)
-{
-    uint8_t d[80] = { 0 };
-
-    stl_le_p(&d[0], UFS_UTP_REQ_DESC_INT_CMD);
-    stl_le_p(&d[8], UFS_OCS_INVALID_COMMAND_STATUS);
-    d[16] = UFS_UPIU_TRANSACTION_TASK_REQ;
-    d[18] = lun;
-    d[19] = 0x77;
-    d[21] = func;
-    stl_be_p(&d[28], lun);
-    stl_be_p(&d[32], tag);
-    qtest_memwrite(u->qts, u->utmrl, d, sizeof(d));
-    wr(u, A_IS, rd(u, A_IS));
-    wr(u, A_UTMRLDBR, 1);
-    g_assert_cmphex(rd(u, A_UTMRLDBR), ==, 0);
-    g_assert_true(rd(u, A_IS) & R_IS_UTMRCS_MASK);
-    qtest_memread(u->qts, u->utmrl, d, sizeof(d));
-    g_assert_cmphex(d[8], ==, OCS_SUCCESS);
-    g_assert_cmphex(d[48], ==, UFS_UPIU_TRANSACTION_TASK_RSP);
-    g_assert_cmphex(d[51], ==, 0x77);
-    return ldl_be_p(&d[60]);
-}
-
 /*
  * Task management: ABORT TASK / QUERY TASK on a waiting command, then
  * UTRLCLR as Linux does; LOGICAL UNIT RESET; bad LUN and function.
@@ -1042,6 +625,7 @@ int main(int argc, char **argv)
 {
     size_t i;
 
+    ufs_test_mode = "legacy";
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/ufs-zoned/bringup", test_bringup);
     qtest_add_func("/ufs-zoned/queries", test_queries);

@@ -40,7 +40,7 @@ static void ufs_zoned_ahit_expired(void *opaque)
 {
     UfsZonedState *s = opaque;
 
-    if (s->h8 || !s->link_up || s->utrldbr || !ufs_zoned_ahit_ns(s)) {
+    if (s->h8 || !s->link_up || !ufs_zoned_idle(s) || !ufs_zoned_ahit_ns(s)) {
         return;
     }
     s->h8 = true;
@@ -56,7 +56,7 @@ void ufs_zoned_ahit_idle(UfsZonedState *s)
     if (!s->ahit_timer) {
         return;
     }
-    if (!ns || s->utrldbr || s->h8) {
+    if (!ns || !ufs_zoned_idle(s) || s->h8) {
         timer_del(s->ahit_timer);
         return;
     }

@@ -99,7 +99,7 @@ static uint16_t ufs_zoned_desc_device(UfsZonedState *s, uint8_t *d)
     d[0x1a] = 0x10;                     /* bUD0BaseOffset */
     d[0x1b] = 0x1a;                     /* bUDConfigPLength */
     d[0x1c] = 2;                        /* bDeviceRTTCap */
-    d[0x21] = UFSZ_NUTRS;               /* bQueueDepth */
+    d[0x21] = s->mcq ? UFSZ_MCQ_MAC : UFSZ_NUTRS;    /* bQueueDepth */
     return UFSZ_DESC_DEVICE_LEN;
 }
 

@@ -4,7 +4,8 @@
  *
  * UFSHCI 4.0 section 5: capabilities are read-only, IS is write-1-to-clear,
  * HCE enables/disables the controller, the UTP list doorbells and the UIC
- * command register start work (utp.c, uic.c).
+ * command register start work (utp.c, uic.c).  In mode=mcq, MEM_CFG,
+ * MCQCONFIG and the queue registers beyond them belong to mcq.c.
  */
 
 #include "qemu/osdep.h"
@@ -13,12 +14,21 @@
 #include "ufs-zoned-internal.h"
 #include "trace.h"
 
+#define A_ESILBA        offsetof(UfsReg, esilba)
+#define A_ESIUBA        offsetof(UfsReg, esiuba)
+
 /* Interrupt status bits that are errors or events Linux enables */
 #define UFSZ_IS_MASK    0x1f7fff
 
+/* IS as the host reads it: CQES follows the CQs' interrupt status. */
+uint32_t ufs_zoned_is(UfsZonedState *s)
+{
+    return s->reg.is | (ufs_zoned_mcq_cqes(s) ? R_IS_CQES_MASK : 0);
+}
+
 void ufs_zoned_irq_update(UfsZonedState *s)
 {
-    bool level = (s->reg.is & s->reg.ie) != 0;
+    bool level = (ufs_zoned_is(s) & s->reg.ie) != 0;
 
     pci_set_irq(PCI_DEVICE(s), level);
 }
@@ -40,10 +50,12 @@ void ufs_zoned_regs_reset(UfsZonedState *s)
     cap = FIELD_DP32(cap, CAP, NUTMRS, UFSZ_NUTMRS - 1);
     cap = FIELD_DP32(cap, CAP, 64AS, 1);
     cap = FIELD_DP32(cap, CAP, AUTOH8, s->auto_hibernate);
-    /* legacy single doorbell supported; MCQ not (yet) */
+    /* the legacy single doorbell always works (LSDBS = 0) */
     cap = FIELD_DP32(cap, CAP, LSDBS, 0);
-    cap = FIELD_DP32(cap, CAP, MCQS, 0);
+    cap = FIELD_DP32(cap, CAP, MCQS, s->mcq);
     s->reg.cap = cap;
+    s->reg.mcqcap = s->mcq ? ufs_zoned_mcqcap(s) : 0;
+    s->reg.mcqconfig = FIELD_DP32(0, MCQCONFIG, MAC, UFSZ_MCQ_MAC - 1);
     s->reg.ver = 0x00000400;        /* UFSHCI 4.0 */
     s->reg.hcpid = 0;
     s->reg.hcmid = 0x1af4;          /* Red Hat */
@@ -78,6 +90,10 @@ static uint64_t ufs_zoned_mmio_read(void *opaque, hwaddr addr, unsigned size)
 
     if (addr == A_UTRLDBR) {
         val = s->utrldbr;
+    } else if (addr == A_IS) {
+        val = ufs_zoned_is(s);
+    } else if (ufs_zoned_mcq_read(s, addr, &val)) {
+        /* mcq.c */
     } else if (addr + 4 <= sizeof(s->reg)) {
         val = ((uint32_t *)&s->reg)[addr / 4];
     }
@@ -157,10 +173,14 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         s->reg.ucmdarg3 = val;
         break;
     case A_CONFIG:
-        if (val & R_CONFIG_QT_MASK) {
-            qemu_log_mask(LOG_UNIMP, "ufs-zoned: MCQ is not implemented\n");
-        }
+        ufs_zoned_mcq_select(s, val);
         break;
+    case A_MCQCONFIG:
+        s->reg.mcqconfig = val & R_MCQCONFIG_MAC_MASK;
+        break;
+    case A_ESILBA:
+    case A_ESIUBA:
+        break;      /* MCQCAP.EIS = 0: no event-specific interrupts */
     case A_CAP:
     case A_MCQCAP:
     case A_VER:
@@ -176,8 +196,11 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
                       "read-only register 0x%" HWADDR_PRIx "\n", val, addr);
         break;
     default:
-        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: write 0x%08x to "
-                      "unknown register 0x%" HWADDR_PRIx "\n", val, addr);
+        if (!ufs_zoned_mcq_write(s, addr, val)) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: write 0x%08x to "
+                          "unknown register 0x%" HWADDR_PRIx "\n", val,
+                          addr);
+        }
         break;
     }
 }

@@ -33,7 +33,7 @@ static unsigned ufs_zoned_tm_abort(UfsZonedState *s, uint8_t lun,
     unsigned n = 0;
     uint32_t slot;
 
-    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+    for (slot = 0; slot < UFSZ_NR_REQS; slot++) {
         if (ufs_zoned_tm_match(&s->req[slot], lun, task_tag)) {
             ufs_zoned_utp_abort(s, slot);
             n++;
@@ -48,7 +48,7 @@ static unsigned ufs_zoned_tm_count(UfsZonedState *s, uint8_t lun,
     unsigned n = 0;
     uint32_t slot;
 
-    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+    for (slot = 0; slot < UFSZ_NR_REQS; slot++) {
         n += ufs_zoned_tm_match(&s->req[slot], lun, task_tag);
     }
     return n;

@@ -7,7 +7,9 @@
  *   regs.c       the register file (BAR0 reads/writes), interrupts
  *   uic.c        UIC commands and the DME attributes Linux reads
  *   utp.c        UTRD/UPIU parsing, PRDT DMA, commands to the LUs,
- *                responses, the doorbell and UTRLCLR
+ *                responses, the legacy doorbell and UTRLCLR
+ *   mcq.c        MCQ: queue configuration, SQ fetch, CQ posting, SQ
+ *                stop/start/cleanup, CQ interrupt status
  *   query.c      QUERY REQUEST: descriptors, flags, attributes
  *   tm.c         task management requests (UTMRL)
  */
@@ -19,6 +21,7 @@
 
 /* regs.c */
 extern const MemoryRegionOps ufs_zoned_mmio_ops;
+uint32_t ufs_zoned_is(UfsZonedState *s);
 void ufs_zoned_irq_update(UfsZonedState *s);
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits);
 void ufs_zoned_regs_reset(UfsZonedState *s);
@@ -36,10 +39,26 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd);
 /* utp.c */
 extern const SCSIBusInfo ufs_zoned_scsi_info;
 extern const ZrServiceOps ufs_zoned_service_ops;
+bool ufs_zoned_idle(UfsZonedState *s);
+UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
+                                uint32_t tag);
+hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd);
+void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd);
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utp_reset(UfsZonedState *s);
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
+void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot);
+
+/* mcq.c */
+uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
+bool ufs_zoned_mcq_cqes(UfsZonedState *s);
+bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
+bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
+void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);
+void ufs_zoned_mcq_req_free(UfsZonedState *s, UfsZonedReq *req);
+void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val);
+void ufs_zoned_mcq_reset(UfsZonedState *s);
 
 /* tm.c */
 void ufs_zoned_utmrl_doorbell(UfsZonedState *s, uint32_t val);

@@ -20,17 +20,21 @@
 
 static bool ufs_zoned_check_props(UfsZonedState *s, Error **errp)
 {
-    if (!s->mode || !strcmp(s->mode, "legacy")) {
-        return true;
-    }
-    if (!strcmp(s->mode, "mcq")) {
-        error_setg(errp, "ufs-zoned: mode=mcq is not implemented yet; "
-                   "use mode=legacy");
+    if (!s->mode || !strcmp(s->mode, "mcq")) {
+        s->mcq = true;
+    } else if (!strcmp(s->mode, "legacy")) {
+        s->mcq = false;
     } else {
         error_setg(errp, "ufs-zoned: mode must be legacy or mcq, not '%s'",
                    s->mode);
+        return false;
     }
-    return false;
+    if (s->mcq_queues < 1 || s->mcq_queues > UFSZ_MCQ_MAX_QUEUES) {
+        error_setg(errp, "ufs-zoned: mcq-queues must be 1 to %d, not %u",
+                   UFSZ_MCQ_MAX_QUEUES, s->mcq_queues);
+        return false;
+    }
+    return true;
 }
 
 static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
@@ -69,8 +73,6 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     UfsZonedState *s = UFS_ZONED(pci);
     ZrDispatchConfig dcfg = {
         .policy = s->policy,
-        .spec = ZR_SPEC_LOWEST_SLOT,
-        .nr_queues = 1,
         .seed = s->seed,
     };
     ZrServiceConfig scfg;
@@ -78,6 +80,13 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     if (!ufs_zoned_check_props(s, errp)) {
         return;
     }
+    /*
+     * Legacy: one doorbell, `spec` = lowest slot first.  MCQ: `spec` keeps
+     * each SQ in order and takes the SQs round-robin (MCQCAP.RRP); legacy
+     * doorbell commands during bring-up count as SQ 0.
+     */
+    dcfg.spec = s->mcq ? ZR_SPEC_PER_QUEUE_RR : ZR_SPEC_LOWEST_SLOT;
+    dcfg.nr_queues = s->mcq ? s->mcq_queues : 1;
     ufs_zoned_service_config(s, &scfg);
     if (!zr_service_init(&s->svc, &scfg, errp)) {
         return;
@@ -100,10 +109,12 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     s->machine_done.notify = ufs_zoned_machine_done;
     qemu_add_machine_init_done_notifier(&s->machine_done);
 
+    ufs_zoned_mcq_reset(s);
     ufs_zoned_regs_reset(s);
     ufs_zoned_query_reset(s);
-    trace_ufs_zoned_realize(s->mode ? s->mode : "legacy",
-                            zr_policy_name(s->policy), UFSZ_NUTRS);
+    trace_ufs_zoned_realize(s->mcq ? "mcq" : "legacy",
+                            zr_policy_name(s->policy), UFSZ_NUTRS,
+                            s->mcq ? s->mcq_queues : 0);
 }
 
 static void ufs_zoned_exit(PCIDevice *pci)
@@ -173,7 +184,10 @@ static void ufs_zoned_get_counter(Object *obj, Visitor *v, const char *name,
     visit_type_uint64(v, name, &val, errp);
 }
 
-/* The slots of the last starts, oldest first: "3,1,2" */
+/*
+ * The last starts, oldest first: legacy slots "3,1,2"; MCQ commands as
+ * SQ:task-tag, "0:5,1:7".
+ */
 static char *ufs_zoned_get_start_log(Object *obj, Error **errp)
 {
     UfsZonedState *s = UFS_ZONED(obj);
@@ -181,7 +195,46 @@ static char *ufs_zoned_get_start_log(Object *obj, Error **errp)
     uint32_t i;
 
     for (i = 0; i < s->start_log_n; i++) {
-        g_string_append_printf(str, "%s%u", i ? "," : "", s->start_log[i]);
+        uint32_t e = s->start_log[i];
+
+        g_string_append(str, i ? "," : "");
+        if (e >> 16) {
+            g_string_append_printf(str, "%u:%u", (e >> 16) - 1, e & 0xffff);
+        } else {
+            g_string_append_printf(str, "%u", e);
+        }
+    }
+    return g_string_free(str, false);
+}
+
+/* Commands started from each SQ (MCQ) or the doorbell: "12,30,0,0" */
+static char *ufs_zoned_get_queue_starts(Object *obj, Error **errp)
+{
+    UfsZonedState *s = UFS_ZONED(obj);
+    GString *str = g_string_new("");
+    uint32_t q;
+
+    for (q = 0; q < s->dispatch.cfg.nr_queues; q++) {
+        g_string_append_printf(str, "%s%" PRIu64, q ? "," : "",
+                               s->dispatch.queue_starts[q]);
+    }
+    return g_string_free(str, false);
+}
+
+/* UNALIGNED WRITE answers per LU present: "0=4,1=0" */
+static char *ufs_zoned_get_unaligned_per_lu(Object *obj, Error **errp)
+{
+    UfsZonedState *s = UFS_ZONED(obj);
+    GString *str = g_string_new("");
+    BusChild *kid;
+
+    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
+        SCSIDevice *dev = SCSI_DEVICE(kid->child);
+
+        if (dev->lun < UFSZ_MAX_LUS) {
+            g_string_append_printf(str, "%s%u=%" PRIu64, str->len ? "," : "",
+                                   dev->lun, s->unaligned_lu[dev->lun]);
+        }
     }
     return g_string_free(str, false);
 }
@@ -194,6 +247,8 @@ static void ufs_zoned_set_start_log(Object *obj, const char *value,
 
 static const Property ufs_zoned_props[] = {
     DEFINE_PROP_STRING("mode", UfsZonedState, mode),
+    DEFINE_PROP_UINT32("mcq-queues", UfsZonedState, mcq_queues,
+                       UFSZ_MCQ_DEFAULT_QUEUES),
     DEFINE_PROP_UINT64("reorder-seed", UfsZonedState, seed, 1),
     DEFINE_PROP_UINT64("lat-read-ns", UfsZonedState, lat_read_ns,
                        UFSZ_DEFAULT_LAT_READ_NS),
@@ -233,7 +288,10 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
     dc->vmsd = &ufs_zoned_vmstate;
 
     object_class_property_set_description(oc, "mode",
-        "legacy (single doorbell, CAP.MCQS=0); mcq is not implemented yet");
+        "mcq (default: UFSHCI 4.0 multi-circular queues, CAP.MCQS=1) or "
+        "legacy (single doorbell only, CAP.MCQS=0)");
+    object_class_property_set_description(oc, "mcq-queues",
+        "MCQ queue pairs advertised in MCQCAP.MAXQ (1-32)");
     object_class_property_set_description(oc, "reorder-seed",
         "seed of the random reorder policy (same seed, same order)");
     object_class_property_set_description(oc, "lat-read-ns",
@@ -254,8 +312,9 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
                                    &ZrPolicy_lookup, ufs_zoned_get_reorder,
                                    ufs_zoned_set_reorder);
     object_class_property_set_description(oc, "reorder",
-        "order in which rung commands start: none, spec (lowest slot "
-        "first), rr, random, reverse (settable at run time)");
+        "order in which rung commands start: none, spec (legacy: lowest "
+        "slot first; MCQ: in order per SQ, SQs round-robin), rr, random, "
+        "reverse (settable at run time)");
     for (i = 0; i < ARRAY_SIZE(ufs_zoned_counters); i++) {
         object_class_property_add(oc, ufs_zoned_counters[i].name, "uint64",
                                   ufs_zoned_get_counter, NULL, NULL,
@@ -267,7 +326,16 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
     object_class_property_add_str(oc, "start-log", ufs_zoned_get_start_log,
                                   ufs_zoned_set_start_log);
     object_class_property_set_description(oc, "start-log",
-        "slots of the last 32 command starts, oldest first (write clears)");
+        "the last 32 command starts, oldest first: legacy slots, or "
+        "SQ:task-tag in MCQ (write clears)");
+    object_class_property_add_str(oc, "queue-starts",
+                                  ufs_zoned_get_queue_starts, NULL);
+    object_class_property_set_description(oc, "queue-starts",
+        "commands started from each SQ (MCQ; legacy doorbell counts as 0)");
+    object_class_property_add_str(oc, "unaligned-writes-per-lu",
+                                  ufs_zoned_get_unaligned_per_lu, NULL);
+    object_class_property_set_description(oc, "unaligned-writes-per-lu",
+        "UNALIGNED WRITE COMMAND answers per LU: lun=count,...");
 }
 
 static const TypeInfo ufs_zoned_info = {

@@ -2,8 +2,9 @@
 /*
  * ufs-zoned: UTP transfer requests (UFSHCI 4.0 section 6).
  *
- * A doorbell write (UTRLDBR) reads each newly rung slot's UTRD, its
- * request UPIU and PRDT.  NOP OUT and QUERY REQUEST are answered at once;
+ * A doorbell write (UTRLDBR) reads each newly rung slot's UTRD; in MCQ
+ * mode mcq.c fetches UTRDs from the submission queues instead.  Either
+ * way ufs_zoned_req_begin() reads the request UPIU and PRDT.  NOP OUT and QUERY REQUEST are answered at once;
  * COMMAND UPIUs are submitted to the zoned-reorder dispatch engine and
  * handed to the LU on the controller's SCSI bus when the reorder policy
  * starts them (ufs_zoned_cmd_start), so the policy decides the order the
@@ -62,9 +63,23 @@ static void ufs_zoned_write_ocs(UfsZonedState *s, uint32_t slot, uint8_t ocs)
                   DMA_DIRECTION_FROM_DEVICE);
 }
 
+bool ufs_zoned_idle(UfsZonedState *s)
+{
+    return !s->utrldbr && !s->mcq_active;
+}
+
+/* Legacy slot done: OCS into the UTRD, doorbell bit clear, UTRCS. */
+static void ufs_zoned_legacy_done(UfsZonedState *s, UfsZonedReq *req)
+{
+    ufs_zoned_write_ocs(s, req->slot, req->ocs);
+    req->busy = false;
+    s->utrldbr &= ~(1u << req->slot);
+    ufs_zoned_raise(s, R_IS_UTRCS_MASK);
+}
+
 /*
  * Write @rsp (header plus @data_len bytes of data segment) to the response
- * UPIU, set OCS, clear the doorbell bit and interrupt (UTRCS).
+ * UPIU and complete: OCS in the UTRD (legacy) or a CQE (MCQ).
  */
 static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
                                uint16_t data_len)
@@ -82,14 +97,16 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
             req->ocs = UFS_OCS_INVALID_CMD_TABLE_ATTR;
         }
     }
-    ufs_zoned_write_ocs(s, req->slot, req->ocs);
-    trace_ufs_zoned_complete(req->slot, req->ocs, req->status);
+    trace_ufs_zoned_complete(req->slot, req->sq, req->tag, req->ocs,
+                             req->status);
     g_free(req->prdt);
     req->prdt = NULL;
-    req->busy = false;
-    s->utrldbr &= ~(1u << req->slot);
-    ufs_zoned_raise(s, R_IS_UTRCS_MASK);
-    if (!s->utrldbr) {
+    if (req->sq >= 0) {
+        ufs_zoned_mcq_req_done(s, req);
+    } else {
+        ufs_zoned_legacy_done(s, req);
+    }
+    if (ufs_zoned_idle(s)) {
         ufs_zoned_ahit_idle(s);
     }
 }
@@ -331,14 +348,17 @@ static void ufs_zoned_cmd_maybe_finish(UfsZonedReq *req)
     }
 }
 
-static void ufs_zoned_log_start(UfsZonedState *s, uint32_t slot)
+/* Legacy: the slot; MCQ: (SQ + 1) << 16 | task tag */
+static void ufs_zoned_log_start(UfsZonedState *s, UfsZonedReq *req)
 {
     if (s->start_log_n == UFSZ_START_LOG) {
         memmove(s->start_log, s->start_log + 1,
                 sizeof(s->start_log[0]) * (UFSZ_START_LOG - 1));
         s->start_log_n--;
     }
-    s->start_log[s->start_log_n++] = slot;
+    s->start_log[s->start_log_n++] = req->sq < 0 ? req->tag :
+                                     ((uint32_t)(req->sq + 1) << 16) |
+                                     req->tag;
 }
 
 /* The policy picked @cmd: hand it to its LU now. */
@@ -350,9 +370,9 @@ static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
     SCSIDevice *dev;
     int32_t len;
 
-    trace_ufs_zoned_start(req->slot, lun, req->upiu.sc.cdb[0], cmd->lba,
-                          cmd->seq);
-    ufs_zoned_log_start(s, req->slot);
+    trace_ufs_zoned_start(req->slot, req->sq, req->tag, lun,
+                          req->upiu.sc.cdb[0], cmd->lba, cmd->seq);
+    ufs_zoned_log_start(s, req);
     dev = scsi_device_find(&s->bus, 0, 0, lun);
     if (!dev) {
         ufs_zoned_set_sense(req, SENSE_CODE(LUN_NOT_SUPPORTED));
@@ -420,8 +440,13 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
         req->sense_len = scsi_req_get_sense(sreq, req->sense,
                                             sizeof(req->sense));
         if (ufs_zoned_is_unaligned_write(req->sense, req->sense_len)) {
+            uint8_t lun = req->upiu.header.lun;
+
             req->s->unaligned_writes++;
-            trace_ufs_zoned_unaligned_write(req->slot, req->zr.lba);
+            if (lun < UFSZ_MAX_LUS) {
+                req->s->unaligned_lu[lun]++;
+            }
+            trace_ufs_zoned_unaligned_write(req->slot, lun, req->zr.lba);
         }
     }
     req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
@@ -538,46 +563,54 @@ static void ufs_zoned_command(UfsZonedReq *req)
     ufs_zoned_cmd_classify(req->upiu.sc.cdb, &op, &lba, &len);
     trace_ufs_zoned_submit(req->slot, req->upiu.header.lun,
                            req->upiu.sc.cdb[0], zr_op_name(op), lba, len);
-    zr_cmd_init(&req->zr, req->slot, 0, op, lba, len, req);
+    zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op, lba, len, req);
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
 
-static void ufs_zoned_utrd_process(UfsZonedState *s, uint32_t slot)
+/* Claim request context @index for a new command. */
+UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
+                                uint32_t tag)
 {
-    UfsZonedReq *req = &s->req[slot];
-    UtpTransferReqDesc utrd;
+    UfsZonedReq *req = &s->req[index];
+
+    memset(req, 0, sizeof(*req));
+    req->s = s;
+    req->slot = index;
+    req->sq = sq;
+    req->tag = tag;
+    req->busy = true;
+    req->svc_done = true;       /* set false for commands that are timed */
+    return req;
+}
+
+hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd)
+{
+    return ((uint64_t)le32_to_cpu(utrd->command_desc_base_addr_hi) << 32) |
+           (le32_to_cpu(utrd->command_desc_base_addr_lo) & ~0x7fu);
+}
+
+/*
+ * Run the request @utrd describes: read its UPIU and PRDT, answer NOP OUT
+ * and QUERY REQUEST, submit commands to the dispatch engine.  Bad input
+ * completes @req with the OCS the spec gives it.
+ */
+void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd)
+{
+    UfsZonedState *s = req->s;
     uint32_t dw0, ct;
     hwaddr prdt_addr;
     uint32_t rsp_off;
     uint8_t tc;
 
-    memset(req, 0, sizeof(*req));
-    req->s = s;
-    req->slot = slot;
-    req->busy = true;
-    req->svc_done = true;       /* set false for commands that are timed */
-
-    if (ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot), &utrd, sizeof(utrd),
-                      DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
-        /* There is no UTRD to write OCS into; just complete the slot. */
-        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: UTRD not "
-                      "readable\n", slot);
-        req->ocs = UFS_OCS_INVALID_CMD_TABLE_ATTR;
-        req->busy = false;
-        s->utrldbr &= ~(1u << slot);
-        ufs_zoned_raise(s, R_IS_UTPES_MASK);
-        return;
-    }
-    dw0 = le32_to_cpu(utrd.header.dword_0);
+    req->utrd = *utrd;
+    dw0 = le32_to_cpu(utrd->header.dword_0);
     ct = dw0 >> 28;
     req->dd = dw0 & (UFS_UTP_HOST_TO_DEVICE | UFS_UTP_DEVICE_TO_HOST);
-    req->ucd_addr = ((uint64_t)le32_to_cpu(utrd.command_desc_base_addr_hi)
-                     << 32) | (le32_to_cpu(utrd.command_desc_base_addr_lo) &
-                               ~0x7fu);
-    rsp_off = le16_to_cpu(utrd.response_upiu_offset) * 4;
-    req->rsp_len = le16_to_cpu(utrd.response_upiu_length) * 4;
+    req->ucd_addr = ufs_zoned_utrd_ucd(utrd);
+    rsp_off = le16_to_cpu(utrd->response_upiu_offset) * 4;
+    req->rsp_len = le16_to_cpu(utrd->response_upiu_length) * 4;
     req->rsp_addr = req->ucd_addr + rsp_off;
-    prdt_addr = req->ucd_addr + le16_to_cpu(utrd.prd_table_offset) * 4;
+    prdt_addr = req->ucd_addr + le16_to_cpu(utrd->prd_table_offset) * 4;
 
     if (ct != UFS_UTP_CMD_TYPE_SCSI && ct != UFS_UTP_CMD_TYPE_UFS_STORAGE) {
         ufs_zoned_req_fail(req, UFS_OCS_INVALID_CMD_TABLE_ATTR,
@@ -601,13 +634,17 @@ static void ufs_zoned_utrd_process(UfsZonedState *s, uint32_t slot)
                            "command descriptor outside guest memory");
         return;
     }
+    if (req->sq >= 0) {
+        req->tag = req->upiu.header.task_tag;
+    }
     if (!ufs_zoned_read_prdt(req, prdt_addr,
-                             le16_to_cpu(utrd.prd_table_length))) {
+                             le16_to_cpu(utrd->prd_table_length))) {
         return;
     }
 
     tc = req->upiu.header.trans_type & 0x3f;
-    trace_ufs_zoned_utrd(slot, tc, req->upiu.header.lun, req->dd >> 25);
+    trace_ufs_zoned_utrd(req->slot, req->sq, req->tag, tc,
+                         req->upiu.header.lun, req->dd >> 25);
     switch (tc) {
     case UFS_UPIU_TRANSACTION_NOP_OUT:
         ufs_zoned_nop(req);
@@ -624,6 +661,25 @@ static void ufs_zoned_utrd_process(UfsZonedState *s, uint32_t slot)
                            "unknown UPIU transaction code");
         break;
     }
+}
+
+/* A legacy slot was rung: read its UTRD from the list and run it. */
+static void ufs_zoned_legacy_fetch(UfsZonedState *s, uint32_t slot)
+{
+    UfsZonedReq *req = ufs_zoned_req_init(s, slot, -1, slot);
+    UtpTransferReqDesc utrd;
+
+    if (ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot), &utrd, sizeof(utrd),
+                      DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
+        /* There is no UTRD to write OCS into; just complete the slot. */
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: UTRD not "
+                      "readable\n", slot);
+        req->busy = false;
+        s->utrldbr &= ~(1u << slot);
+        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+        return;
+    }
+    ufs_zoned_req_begin(req, &utrd);
 }
 
 /* UTRLDBR (5.4.3): newly rung slots are read in slot order. */
@@ -645,7 +701,7 @@ void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val)
     s->utrldbr |= new;
     for (slot = 0; slot < UFSZ_NUTRS; slot++) {
         if (new & (1u << slot)) {
-            ufs_zoned_utrd_process(s, slot);
+            ufs_zoned_legacy_fetch(s, slot);
         }
     }
     zr_service_timer_kick(&s->sched);
@@ -666,29 +722,35 @@ static void ufs_zoned_req_stop(UfsZonedState *s, UfsZonedReq *req)
     }
 }
 
-/* Task management aborted the command on @slot: UTRLCLR will follow. */
+/*
+ * Task management aborted the command in request context @slot: UTRLCLR
+ * (legacy) or an SQ cleanup (MCQ) will follow.
+ */
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot)
 {
     UfsZonedReq *req = &s->req[slot];
 
-    trace_ufs_zoned_abort(slot);
+    trace_ufs_zoned_abort(slot, req->sq, req->tag);
     req->aborted = true;
     ufs_zoned_req_stop(s, req);
 }
 
-/* Drop one slot without completing it to the guest. */
-static void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot)
+/* Drop one request without completing it to the guest. */
+void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot)
 {
     UfsZonedReq *req = &s->req[slot];
 
     if (!req->busy) {
         return;
     }
-    trace_ufs_zoned_clear(slot);
+    trace_ufs_zoned_clear(slot, req->sq, req->tag);
     req->busy = false;
     ufs_zoned_req_stop(s, req);
     g_free(req->prdt);
     req->prdt = NULL;
+    if (req->sq >= 0) {
+        ufs_zoned_mcq_req_free(s, req);
+    }
 }
 
 /* UTRLCLR (5.4.4): a 0 bit clears that slot; there is no completion. */
@@ -711,8 +773,9 @@ void ufs_zoned_utp_reset(UfsZonedState *s)
 
     /* Drop everything from the core first so no clear starts another. */
     zr_service_timer_reset(&s->sched, NULL, NULL);
-    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+    for (slot = 0; slot < UFSZ_NR_REQS; slot++) {
         ufs_zoned_slot_clear(s, slot);
     }
+    ufs_zoned_mcq_reset(s);
     s->utrldbr = 0;
 }

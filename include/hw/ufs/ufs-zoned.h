@@ -25,8 +25,26 @@ OBJECT_DECLARE_SIMPLE_TYPE(UfsZonedState, UFS_ZONED)
 #define UFSZ_NUTRS              32      /* transfer request slots */
 #define UFSZ_NUTMRS             8       /* task management slots */
 #define UFSZ_MAX_LUS            32      /* bMaxNumberLU = 1 */
-#define UFSZ_BAR0_SIZE          0x1000
 #define UFSZ_START_LOG          32      /* remembered start order */
+
+/*
+ * MCQ (UFSHCI 4.0 5.5, 5.6): queue configuration registers at
+ * QCFGPTR * 0x200, 0x40 per queue; the operation and runtime registers
+ * (SQ/CQ doorbells, interrupt status) at UFSZ_MCQ_OPR_BASE, 48 bytes per
+ * queue, the stride Linux's qemu-pci glue assumes.
+ */
+#define UFSZ_MCQ_MAX_QUEUES     32
+#define UFSZ_MCQ_DEFAULT_QUEUES 4
+#define UFSZ_MCQ_MAC            64      /* max active commands */
+#define UFSZ_MCQ_QCFGPTR        2       /* queue config at 0x400 */
+#define UFSZ_MCQ_CFG_BASE       (UFSZ_MCQ_QCFGPTR * 0x200)
+#define UFSZ_MCQ_CFG_STRIDE     0x40
+#define UFSZ_MCQ_OPR_BASE       0x1000
+#define UFSZ_MCQ_OPR_STRIDE     48
+#define UFSZ_BAR0_SIZE          0x2000
+
+/* All request contexts: the legacy slots, then the MCQ active commands */
+#define UFSZ_NR_REQS            (UFSZ_NUTRS + UFSZ_MCQ_MAC)
 
 /* Service-model defaults (documented in ufs-zoned.rst) */
 #define UFSZ_DEFAULT_LAT_READ_NS    80000
@@ -37,13 +55,22 @@ OBJECT_DECLARE_SIMPLE_TYPE(UfsZonedState, UFS_ZONED)
 
 typedef struct UfsZonedState UfsZonedState;
 
-/* One UTP transfer request slot (utp.c) */
+/*
+ * One transfer request in the controller (utp.c): a legacy doorbell slot
+ * (index < UFSZ_NUTRS, sq < 0) or an entry fetched from an MCQ
+ * submission queue (mcq.c).
+ */
 typedef struct UfsZonedReq {
     UfsZonedState *s;
-    uint32_t slot;
-    bool busy;                  /* doorbell bit set, not yet completed */
-    bool aborted;               /* by task management; awaits UTRLCLR */
+    uint32_t slot;              /* index in UfsZonedState.req */
+    int32_t sq;                 /* MCQ submission queue, or -1 */
+    uint32_t tag;               /* legacy slot, or the UPIU task tag */
+    bool busy;                  /* rung/fetched, not yet completed */
+    bool aborted;               /* by task management; awaits a clear */
     ZrCmd zr;
+    UtpTransferReqDesc utrd;    /* as read, for the MCQ CQE */
+    bool cq_waiting;            /* MCQ: done, waiting for CQ space */
+    QTAILQ_ENTRY(UfsZonedReq) cq_wait;
 
     hwaddr ucd_addr;
     hwaddr rsp_addr;
@@ -66,6 +93,29 @@ typedef struct UfsZonedReq {
     uint32_t resid;
 } UfsZonedReq;
 
+/* One MCQ submission queue (mcq.c) */
+typedef struct UfsZonedSq {
+    uint32_t head;              /* entries */
+    uint32_t tail;
+    uint32_t rtc;               /* SQRTC */
+    uint32_t cti;               /* SQCTI */
+    uint32_t rts;               /* SQRTS */
+    uint32_t is;
+    uint32_t ie;
+    uint64_t fetched;           /* commands fetched from this SQ */
+} UfsZonedSq;
+
+/* One MCQ completion queue (mcq.c) */
+typedef struct UfsZonedCq {
+    uint32_t head;              /* entries */
+    uint32_t tail;
+    uint32_t is;                /* CQIS */
+    uint32_t ie;                /* CQIE */
+    uint32_t iacr;
+    uint64_t posted;            /* CQEs written */
+    QTAILQ_HEAD(, UfsZonedReq) waiting;     /* done, CQ was full */
+} UfsZonedCq;
+
 struct UfsZonedState {
     PCIDevice parent_obj;
     MemoryRegion iomem;
@@ -73,6 +123,8 @@ struct UfsZonedState {
 
     /* Properties */
     char *mode;
+    bool mcq;                   /* mode=mcq: CAP.MCQS=1 */
+    uint32_t mcq_queues;
     ZrPolicy policy;
     uint64_t seed;
     uint64_t lat_read_ns;
@@ -105,14 +157,23 @@ struct UfsZonedState {
     uint8_t max_num_rtt;
     uint32_t seconds_passed;
 
+    /* MCQ (mcq.c): the config registers, then each queue's run state */
+    UfsMcqReg mcq_cfg[UFSZ_MCQ_MAX_QUEUES];
+    UfsZonedSq sq[UFSZ_MCQ_MAX_QUEUES];
+    UfsZonedCq cq[UFSZ_MCQ_MAX_QUEUES];
+    uint32_t mcq_active;        /* fetched MCQ commands not yet freed */
+    bool mcq_fetching;
+    bool mcq_fetch_again;
+
     /* Transfer requests (utp.c) */
-    UfsZonedReq req[UFSZ_NUTRS];
+    UfsZonedReq req[UFSZ_NR_REQS];
     ZrDispatch dispatch;
     ZrService svc;
     ZrServiceTimer sched;
 
     /* Counters, readable with qom-get */
     uint64_t unaligned_writes;
+    uint64_t unaligned_lu[UFSZ_MAX_LUS];
     uint32_t start_log[UFSZ_START_LOG];
     uint32_t start_log_n;
 

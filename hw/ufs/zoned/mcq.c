@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ufs-zoned: Multi-Circular Queue mode (UFSHCI 4.0 sections 5.5 and 5.6,
+ * 6.3 and 6.4).
+ *
+ * With mode=mcq, CAP.MCQS is set and MCQCAP advertises mcq-queues queues
+ * whose configuration registers sit at QCFGPTR * 0x200 (0x40 a queue) and
+ * whose operation and runtime registers (SQ/CQ head and tail doorbells,
+ * SQ runtime control, SQ/CQ interrupt status) sit at the fixed offsets
+ * SQDAO/SQISAO/CQDAO/CQISAO report, 48 bytes a queue.
+ *
+ * Once MEM_CFG (CONFIG.QT) selects MCQ, a write to SQTP makes the
+ * controller fetch the new SQ entries -- each a UTRD -- up to the number
+ * of active commands MCQCONFIG.MAC allows; each runs like a legacy slot
+ * (utp.c) and its completion is a CQE in the CQ its SQ names, with
+ * CQIS.TEPS and IS.CQES.  The reorder policy's `spec` keeps each SQ in
+ * order and takes SQs round-robin.  A full CQ holds completions back until
+ * the host moves CQHP.  SQRTC stops and starts fetching; an SQ cleanup
+ * (SQRTC.ICU with SQCTI naming LUN and task tag) drops the command from
+ * the controller without a CQE, like UTRLCLR in legacy mode.  An entry
+ * the host nullified (command type Fh) is skipped.
+ *
+ * IS.CQES is the OR of the CQs' enabled CQIS bits: it drops when the host
+ * clears CQIS, so the INTx line is a level, as the spec's status bits are.
+ * Bad doorbells and queue configuration get a LOG_GUEST_ERROR line and
+ * are ignored; an SQ entry that cannot be read raises IS.UTPES.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "qemu/bswap.h"
+#include "hw/pci/pci.h"
+#include "ufs-zoned-internal.h"
+#include "trace.h"
+
+#define UFSZ_MCQ_ENTRY_SIZE     32      /* SQ and CQ entries alike */
+#define UFSZ_MCQ_ENTRY_DWORDS   (UFSZ_MCQ_ENTRY_SIZE / 4)
+#define UFSZ_CT_NULLIFIED       0xf     /* UTRD command type */
+
+/* Offsets in a queue's 48 bytes of operation and runtime registers */
+#define OPR_SQHP        0x00
+#define OPR_SQTP        0x04
+#define OPR_SQRTC       0x08
+#define OPR_SQCTI       0x0c
+#define OPR_SQRTS       0x10
+#define OPR_SQIS        0x14
+#define OPR_SQIE        0x18
+#define OPR_CQHP        0x1c
+#define OPR_CQTP        0x20
+#define OPR_CQIS        0x24
+#define OPR_CQIE        0x28
+#define OPR_CQIACR      0x2c
+
+/* SQRTC / SQRTS bits */
+#define SQRTC_ST        BIT(0)      /* stop fetching */
+#define SQRTC_ICU       BIT(1)      /* initiate cleanup */
+#define SQRTS_SQS       BIT(0)      /* stopped */
+#define SQRTS_CUS       BIT(1)      /* cleanup done */
+
+uint32_t ufs_zoned_mcqcap(UfsZonedState *s)
+{
+    uint32_t cap = 0;
+
+    cap = FIELD_DP32(cap, MCQCAP, MAXQ, s->mcq_queues - 1);
+    cap = FIELD_DP32(cap, MCQCAP, RRP, 1);      /* round-robin arbitration */
+    cap = FIELD_DP32(cap, MCQCAP, QCFGPTR, UFSZ_MCQ_QCFGPTR);
+    return cap;
+}
+
+static bool ufs_zoned_mcq_on(UfsZonedState *s)
+{
+    return s->reg.config & R_CONFIG_QT_MASK;
+}
+
+static uint32_t ufs_zoned_mcq_entries(uint32_t attr)
+{
+    return (FIELD_EX32(attr, SQATTR, SIZE) + 1) / UFSZ_MCQ_ENTRY_DWORDS;
+}
+
+static hwaddr ufs_zoned_mcq_base(uint32_t lba, uint32_t uba)
+{
+    return ((uint64_t)uba << 32) | lba;
+}
+
+static uint32_t ufs_zoned_mac_limit(UfsZonedState *s)
+{
+    return MIN(FIELD_EX32(s->reg.mcqconfig, MCQCONFIG, MAC) + 1,
+               UFSZ_MCQ_MAC);
+}
+
+static uint32_t ufs_zoned_sq_cqid(UfsZonedState *s, uint32_t q)
+{
+    return FIELD_EX32(s->mcq_cfg[q].sqattr, SQATTR, CQID);
+}
+
+static bool ufs_zoned_sq_enabled(UfsZonedState *s, uint32_t q)
+{
+    return FIELD_EX32(s->mcq_cfg[q].sqattr, SQATTR, SQEN);
+}
+
+static bool ufs_zoned_cq_enabled(UfsZonedState *s, uint32_t q)
+{
+    return FIELD_EX32(s->mcq_cfg[q].cqattr, CQATTR, CQEN);
+}
+
+static void ufs_zoned_mcq_guest_error(uint32_t q, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: MCQ queue %u: %s\n", q, why);
+    trace_ufs_zoned_err_mcq(q, why);
+}
+
+bool ufs_zoned_mcq_cqes(UfsZonedState *s)
+{
+    uint32_t q;
+
+    for (q = 0; q < s->mcq_queues; q++) {
+        if (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* --- fetching from the submission queues ------------------------------- */
+
+static int ufs_zoned_mcq_free_req(UfsZonedState *s)
+{
+    uint32_t i;
+
+    for (i = UFSZ_NUTRS; i < UFSZ_NR_REQS; i++) {
+        if (!s->req[i].busy) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Fetch and run the entry at SQ @q's head; false if there is none. */
+static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
+{
+    UfsZonedSq *sq = &s->sq[q];
+    uint32_t attr = s->mcq_cfg[q].sqattr;
+    UtpTransferReqDesc utrd;
+    UfsZonedReq *req;
+    hwaddr addr;
+    uint32_t at;
+    int index;
+
+    if (!ufs_zoned_sq_enabled(s, q) || (sq->rtc & SQRTC_ST) ||
+        sq->head == sq->tail || s->mcq_active >= ufs_zoned_mac_limit(s)) {
+        return false;
+    }
+    index = ufs_zoned_mcq_free_req(s);
+    if (index < 0) {
+        return false;
+    }
+    at = sq->head;
+    addr = ufs_zoned_mcq_base(s->mcq_cfg[q].sqlba, s->mcq_cfg[q].squba) +
+           at * UFSZ_MCQ_ENTRY_SIZE;
+    sq->head = (at + 1) % ufs_zoned_mcq_entries(attr);
+    if (pci_dma_read(PCI_DEVICE(s), addr, &utrd, sizeof(utrd)) != MEMTX_OK) {
+        ufs_zoned_mcq_guest_error(q, "SQ entry not readable");
+        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+        return true;
+    }
+    if (le32_to_cpu(utrd.header.dword_0) >> 28 == UFSZ_CT_NULLIFIED) {
+        trace_ufs_zoned_mcq_nullified(q, at);
+        return true;
+    }
+    trace_ufs_zoned_mcq_fetch(q, at, index);
+    sq->fetched++;
+    s->mcq_active++;
+    ufs_zoned_ahit_busy(s);
+    req = ufs_zoned_req_init(s, index, q, 0);
+    ufs_zoned_req_begin(req, &utrd);
+    return true;
+}
+
+/*
+ * Fetch what the SQs hold, one entry a queue a round.  Completions that
+ * free capacity while this runs (NOP, QUERY, errors) ask for another pass
+ * instead of recursing.
+ */
+static void ufs_zoned_mcq_fetch(UfsZonedState *s)
+{
+    bool progress;
+    uint32_t q;
+
+    if (s->mcq_fetching) {
+        s->mcq_fetch_again = true;
+        return;
+    }
+    if (!ufs_zoned_mcq_on(s)) {
+        return;
+    }
+    s->mcq_fetching = true;
+    do {
+        s->mcq_fetch_again = false;
+        do {
+            progress = false;
+            for (q = 0; q < s->mcq_queues; q++) {
+                progress |= ufs_zoned_mcq_fetch_one(s, q);
+            }
+        } while (progress);
+    } while (s->mcq_fetch_again);
+    s->mcq_fetching = false;
+    zr_service_timer_kick(&s->sched);
+}
+
+/* --- completion queue entries ----------------------------------------- */
+
+static bool ufs_zoned_cq_full(UfsZonedState *s, uint32_t c)
+{
+    uint32_t n = ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
+
+    return (s->cq[c].tail + 1) % n == s->cq[c].head;
+}
+
+/* The request context of a fetched command is free again. */
+void ufs_zoned_mcq_req_free(UfsZonedState *s, UfsZonedReq *req)
+{
+    if (req->cq_waiting) {
+        QTAILQ_REMOVE(&s->cq[ufs_zoned_sq_cqid(s, req->sq)].waiting, req,
+                      cq_wait);
+        req->cq_waiting = false;
+    }
+    req->busy = false;
+    s->mcq_active--;
+}
+
+/* Write the CQE of @req at CQ @c's tail (UFSHCI 4.0 6.4). */
+static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
+{
+    UfsZonedCq *cq = &s->cq[c];
+    UfsCqEntry cqe = {
+        .utp_addr = cpu_to_le64(ufs_zoned_utrd_ucd(&req->utrd)),
+        .resp_len = req->utrd.response_upiu_length,
+        .resp_off = req->utrd.response_upiu_offset,
+        .prdt_len = req->utrd.prd_table_length,
+        .prdt_off = req->utrd.prd_table_offset,
+        .status = req->ocs,
+    };
+    hwaddr addr = ufs_zoned_mcq_base(s->mcq_cfg[c].cqlba,
+                                     s->mcq_cfg[c].cquba) +
+                  cq->tail * UFSZ_MCQ_ENTRY_SIZE;
+
+    trace_ufs_zoned_mcq_cqe(c, cq->tail, req->sq, req->tag, req->ocs);
+    if (pci_dma_write(PCI_DEVICE(s), addr, &cqe, sizeof(cqe)) != MEMTX_OK) {
+        ufs_zoned_mcq_guest_error(c, "CQ entry not writable");
+        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+    } else {
+        cq->tail = (cq->tail + 1) % ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
+        cq->posted++;
+        cq->is |= R_CQIS_TEPS_MASK;
+    }
+    ufs_zoned_mcq_req_free(s, req);
+    ufs_zoned_irq_update(s);
+}
+
+/* A fetched command is done (response UPIU written): post its CQE. */
+void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
+{
+    uint32_t c = ufs_zoned_sq_cqid(s, req->sq);
+    UfsZonedCq *cq = &s->cq[c];
+
+    if (!ufs_zoned_cq_enabled(s, c)) {
+        ufs_zoned_mcq_guest_error(c, "completion for a disabled CQ dropped");
+        ufs_zoned_mcq_req_free(s, req);
+    } else if (!QTAILQ_EMPTY(&cq->waiting) || ufs_zoned_cq_full(s, c)) {
+        trace_ufs_zoned_mcq_cq_full(c, req->sq, req->tag);
+        QTAILQ_INSERT_TAIL(&cq->waiting, req, cq_wait);
+        req->cq_waiting = true;
+        return;
+    } else {
+        ufs_zoned_cq_post(s, c, req);
+    }
+    ufs_zoned_mcq_fetch(s);
+}
+
+/* The host consumed CQEs: post those that waited for room. */
+static void ufs_zoned_cq_drain(UfsZonedState *s, uint32_t c)
+{
+    UfsZonedCq *cq = &s->cq[c];
+    UfsZonedReq *req;
+
+    while ((req = QTAILQ_FIRST(&cq->waiting)) && !ufs_zoned_cq_full(s, c)) {
+        QTAILQ_REMOVE(&cq->waiting, req, cq_wait);
+        req->cq_waiting = false;
+        ufs_zoned_cq_post(s, c, req);
+    }
+    ufs_zoned_mcq_fetch(s);
+}
+
+/* --- SQ runtime control: stop, start, cleanup -------------------------- */
+
+/* SQCTI names the command: LUN in bits 15:8, task tag in 7:0. */
+static void ufs_zoned_sq_cleanup(UfsZonedState *s, uint32_t q)
+{
+    UfsZonedSq *sq = &s->sq[q];
+    uint8_t lun = (sq->cti >> 8) & 0xff, tag = sq->cti & 0xff;
+    bool found = false;
+    uint32_t i;
+
+    if (!(sq->rts & SQRTS_SQS)) {
+        ufs_zoned_mcq_guest_error(q, "cleanup requested while the SQ runs");
+        return;
+    }
+    for (i = UFSZ_NUTRS; i < UFSZ_NR_REQS; i++) {
+        UfsZonedReq *req = &s->req[i];
+
+        if (req->busy && req->sq == q && req->tag == tag &&
+            req->upiu.header.lun == lun) {
+            ufs_zoned_slot_clear(s, i);
+            found = true;
+        }
+    }
+    trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, found);
+    sq->rts |= SQRTS_CUS;       /* RTC (bits 7:4) 0: cleaned up */
+    if (found) {
+        if (ufs_zoned_idle(s)) {
+            ufs_zoned_ahit_idle(s);
+        }
+    }
+}
+
+static void ufs_zoned_sq_rtc(UfsZonedState *s, uint32_t q, uint32_t val)
+{
+    UfsZonedSq *sq = &s->sq[q];
+
+    sq->rtc = val & SQRTC_ST;
+    if (val & SQRTC_ST) {
+        sq->rts |= SQRTS_SQS;   /* fetching is synchronous: stopped now */
+        trace_ufs_zoned_mcq_sq_stop(q, true);
+    }
+    if (val & SQRTC_ICU) {
+        sq->rts &= ~(SQRTS_CUS | 0xf0);
+        ufs_zoned_sq_cleanup(s, q);
+    }
+    if (!(val & SQRTC_ST) && (sq->rts & SQRTS_SQS)) {
+        sq->rts &= ~(SQRTS_SQS | SQRTS_CUS);
+        trace_ufs_zoned_mcq_sq_stop(q, false);
+        ufs_zoned_mcq_fetch(s);
+    }
+}
+
+/* --- doorbells --------------------------------------------------------- */
+
+static bool ufs_zoned_mcq_ptr_ok(uint32_t q, uint32_t attr, uint32_t val,
+                                 const char *what)
+{
+    if (val % UFSZ_MCQ_ENTRY_SIZE ||
+        val / UFSZ_MCQ_ENTRY_SIZE >= ufs_zoned_mcq_entries(attr)) {
+        g_autofree char *why = g_strdup_printf("%s 0x%x is not an entry "
+                                               "of the queue", what, val);
+        ufs_zoned_mcq_guest_error(q, why);
+        return false;
+    }
+    return true;
+}
+
+static void ufs_zoned_sq_doorbell(UfsZonedState *s, uint32_t q, uint32_t val)
+{
+    uint32_t attr = s->mcq_cfg[q].sqattr;
+
+    if (!ufs_zoned_sq_enabled(s, q)) {
+        ufs_zoned_mcq_guest_error(q, "SQ tail doorbell on a disabled SQ");
+        return;
+    }
+    if (!ufs_zoned_mcq_ptr_ok(q, attr, val, "SQTP")) {
+        return;
+    }
+    s->sq[q].tail = val / UFSZ_MCQ_ENTRY_SIZE;
+    trace_ufs_zoned_mcq_sq_doorbell(q, s->sq[q].tail, s->sq[q].head);
+    if (!ufs_zoned_mcq_on(s)) {
+        ufs_zoned_mcq_guest_error(q, "SQ doorbell while MEM_CFG selects the "
+                                  "legacy doorbell; fetched once MCQ is on");
+        return;
+    }
+    ufs_zoned_mcq_fetch(s);
+}
+
+static void ufs_zoned_cq_doorbell(UfsZonedState *s, uint32_t c, uint32_t val)
+{
+    if (!ufs_zoned_cq_enabled(s, c)) {
+        ufs_zoned_mcq_guest_error(c, "CQ head doorbell on a disabled CQ");
+        return;
+    }
+    if (!ufs_zoned_mcq_ptr_ok(c, s->mcq_cfg[c].cqattr, val, "CQHP")) {
+        return;
+    }
+    s->cq[c].head = val / UFSZ_MCQ_ENTRY_SIZE;
+    trace_ufs_zoned_mcq_cq_head(c, s->cq[c].head);
+    ufs_zoned_cq_drain(s, c);
+}
+
+/* --- queue configuration ----------------------------------------------- */
+
+static bool ufs_zoned_queue_cfg_ok(UfsZonedState *s, uint32_t q,
+                                   uint32_t size, hwaddr base, bool is_sq,
+                                   uint32_t cqid)
+{
+    if ((size + 1) % UFSZ_MCQ_ENTRY_DWORDS ||
+        (size + 1) / UFSZ_MCQ_ENTRY_DWORDS < 2) {
+        ufs_zoned_mcq_guest_error(q, "queue size is not a number (>= 2) of "
+                                  "8-dword entries; queue stays disabled");
+        return false;
+    }
+    if (base % UFSZ_MCQ_ENTRY_SIZE) {
+        ufs_zoned_mcq_guest_error(q, "queue base address not 32-byte "
+                                  "aligned; queue stays disabled");
+        return false;
+    }
+    if (is_sq && cqid >= s->mcq_queues) {
+        ufs_zoned_mcq_guest_error(q, "SQATTR.CQID names no completion "
+                                  "queue; queue stays disabled");
+        return false;
+    }
+    return true;
+}
+
+static void ufs_zoned_sqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
+{
+    UfsMcqReg *cfg = &s->mcq_cfg[q];
+    bool was = ufs_zoned_sq_enabled(s, q);
+
+    val &= R_SQATTR_SIZE_MASK | R_SQATTR_CQID_MASK | R_SQATTR_SQPL_MASK |
+           R_SQATTR_SQEN_MASK;
+    if (!was && FIELD_EX32(val, SQATTR, SQEN) &&
+        !ufs_zoned_queue_cfg_ok(s, q, FIELD_EX32(val, SQATTR, SIZE),
+                                ufs_zoned_mcq_base(cfg->sqlba, cfg->squba),
+                                true, FIELD_EX32(val, SQATTR, CQID))) {
+        val = FIELD_DP32(val, SQATTR, SQEN, 0);
+    }
+    if (was && FIELD_EX32(val, SQATTR, SQEN) && val != cfg->sqattr) {
+        ufs_zoned_mcq_guest_error(q, "SQATTR changed while the SQ is "
+                                  "enabled; ignored");
+        return;
+    }
+    cfg->sqattr = val;
+    if (!was && FIELD_EX32(val, SQATTR, SQEN)) {
+        s->sq[q].head = s->sq[q].tail = 0;
+        s->sq[q].rtc = s->sq[q].rts = 0;
+    }
+    trace_ufs_zoned_mcq_sq_config(q, val, ufs_zoned_mcq_base(cfg->sqlba,
+                                                             cfg->squba));
+}
+
+static void ufs_zoned_cqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
+{
+    UfsMcqReg *cfg = &s->mcq_cfg[q];
+    bool was = ufs_zoned_cq_enabled(s, q);
+
+    val &= R_CQATTR_SIZE_MASK | R_CQATTR_CQEN_MASK;
+    if (!was && FIELD_EX32(val, CQATTR, CQEN) &&
+        !ufs_zoned_queue_cfg_ok(s, q, FIELD_EX32(val, CQATTR, SIZE),
+                                ufs_zoned_mcq_base(cfg->cqlba, cfg->cquba),
+                                false, 0)) {
+        val = FIELD_DP32(val, CQATTR, CQEN, 0);
+    }
+    if (was && FIELD_EX32(val, CQATTR, CQEN) && val != cfg->cqattr) {
+        ufs_zoned_mcq_guest_error(q, "CQATTR changed while the CQ is "
+                                  "enabled; ignored");
+        return;
+    }
+    cfg->cqattr = val;
+    if (!was && FIELD_EX32(val, CQATTR, CQEN)) {
+        s->cq[q].head = s->cq[q].tail = 0;
+        s->cq[q].is = 0;
+    }
+    trace_ufs_zoned_mcq_cq_config(q, val, ufs_zoned_mcq_base(cfg->cqlba,
+                                                             cfg->cquba));
+}
+
+/* Base addresses change only while the queue is disabled. */
+static bool ufs_zoned_base_writable(uint32_t q, bool enabled)
+{
+    if (enabled) {
+        ufs_zoned_mcq_guest_error(q, "base address written while the queue "
+                                  "is enabled; ignored");
+    }
+    return !enabled;
+}
+
+/* xxDAO / xxISAO are read-only: Linux writes back what it read. */
+static void ufs_zoned_ro_write(uint32_t q, uint32_t reg, uint32_t val)
+{
+    if (reg != val) {
+        ufs_zoned_mcq_guest_error(q, "write to a read-only doorbell or "
+                                  "interrupt status offset register");
+    }
+}
+
+static void ufs_zoned_mcq_cfg_write(UfsZonedState *s, uint32_t q,
+                                    uint32_t off, uint32_t val)
+{
+    UfsMcqReg *cfg = &s->mcq_cfg[q];
+
+    switch (off) {
+    case A_SQATTR:
+        ufs_zoned_sqattr_write(s, q, val);
+        break;
+    case A_SQLBA:
+        if (ufs_zoned_base_writable(q, ufs_zoned_sq_enabled(s, q))) {
+            cfg->sqlba = val;
+        }
+        break;
+    case A_SQUBA:
+        if (ufs_zoned_base_writable(q, ufs_zoned_sq_enabled(s, q))) {
+            cfg->squba = val;
+        }
+        break;
+    case A_CQATTR:
+        ufs_zoned_cqattr_write(s, q, val);
+        break;
+    case A_CQLBA:
+        if (ufs_zoned_base_writable(q, ufs_zoned_cq_enabled(s, q))) {
+            cfg->cqlba = val;
+        }
+        break;
+    case A_CQUBA:
+        if (ufs_zoned_base_writable(q, ufs_zoned_cq_enabled(s, q))) {
+            cfg->cquba = val;
+        }
+        break;
+    case A_SQDAO:
+        ufs_zoned_ro_write(q, cfg->sqdao, val);
+        break;
+    case A_SQISAO:
+        ufs_zoned_ro_write(q, cfg->sqisao, val);
+        break;
+    case A_CQDAO:
+        ufs_zoned_ro_write(q, cfg->cqdao, val);
+        break;
+    case A_CQISAO:
+        ufs_zoned_ro_write(q, cfg->cqisao, val);
+        break;
+    case A_SQCFG:
+    case A_CQCFG:
+        break;      /* vendor/priority hints: none here */
+    default:
+        ufs_zoned_mcq_guest_error(q, "write to a reserved config register");
+        break;
+    }
+}
+
+static void ufs_zoned_mcq_opr_write(UfsZonedState *s, uint32_t q,
+                                    uint32_t off, uint32_t val)
+{
+    switch (off) {
+    case OPR_SQTP:
+        ufs_zoned_sq_doorbell(s, q, val);
+        break;
+    case OPR_SQRTC:
+        ufs_zoned_sq_rtc(s, q, val);
+        break;
+    case OPR_SQCTI:
+        s->sq[q].cti = val;
+        break;
+    case OPR_SQIS:
+        s->sq[q].is &= ~val;
+        break;
+    case OPR_SQIE:
+        s->sq[q].ie = val & 1;
+        break;
+    case OPR_CQHP:
+        ufs_zoned_cq_doorbell(s, q, val);
+        break;
+    case OPR_CQIS:
+        s->cq[q].is &= ~val;
+        ufs_zoned_irq_update(s);
+        break;
+    case OPR_CQIE:
+        s->cq[q].ie = val & R_CQIS_TEPS_MASK;
+        ufs_zoned_irq_update(s);
+        break;
+    case OPR_CQIACR:
+        s->cq[q].iacr = val;    /* aggregation: every CQE interrupts */
+        break;
+    default:
+        ufs_zoned_mcq_guest_error(q, "write to a read-only MCQ operation "
+                                  "register");
+        break;
+    }
+}
+
+static uint32_t ufs_zoned_mcq_opr_read(UfsZonedState *s, uint32_t q,
+                                       uint32_t off)
+{
+    switch (off) {
+    case OPR_SQHP:
+        return s->sq[q].head * UFSZ_MCQ_ENTRY_SIZE;
+    case OPR_SQTP:
+        return s->sq[q].tail * UFSZ_MCQ_ENTRY_SIZE;
+    case OPR_SQRTC:
+        return s->sq[q].rtc;
+    case OPR_SQCTI:
+        return s->sq[q].cti;
+    case OPR_SQRTS:
+        return s->sq[q].rts;
+    case OPR_SQIS:
+        return s->sq[q].is;
+    case OPR_SQIE:
+        return s->sq[q].ie;
+    case OPR_CQHP:
+        return s->cq[q].head * UFSZ_MCQ_ENTRY_SIZE;
+    case OPR_CQTP:
+        return s->cq[q].tail * UFSZ_MCQ_ENTRY_SIZE;
+    case OPR_CQIS:
+        return s->cq[q].is;
+    case OPR_CQIE:
+        return s->cq[q].ie;
+    case OPR_CQIACR:
+        return s->cq[q].iacr;
+    }
+    return 0;
+}
+
+/* Decode an MCQ register address; false if @addr is not one. */
+static bool ufs_zoned_mcq_decode(UfsZonedState *s, hwaddr addr, bool *opr,
+                                 uint32_t *q, uint32_t *off)
+{
+    if (!s->mcq) {
+        return false;
+    }
+    if (addr >= UFSZ_MCQ_CFG_BASE &&
+        addr < UFSZ_MCQ_CFG_BASE + s->mcq_queues * UFSZ_MCQ_CFG_STRIDE) {
+        *opr = false;
+        *q = (addr - UFSZ_MCQ_CFG_BASE) / UFSZ_MCQ_CFG_STRIDE;
+        *off = (addr - UFSZ_MCQ_CFG_BASE) % UFSZ_MCQ_CFG_STRIDE;
+        return true;
+    }
+    if (addr >= UFSZ_MCQ_OPR_BASE &&
+        addr < UFSZ_MCQ_OPR_BASE + s->mcq_queues * UFSZ_MCQ_OPR_STRIDE) {
+        *opr = true;
+        *q = (addr - UFSZ_MCQ_OPR_BASE) / UFSZ_MCQ_OPR_STRIDE;
+        *off = (addr - UFSZ_MCQ_OPR_BASE) % UFSZ_MCQ_OPR_STRIDE;
+        return true;
+    }
+    return false;
+}
+
+bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val)
+{
+    uint32_t q, off;
+    bool opr;
+
+    if (!ufs_zoned_mcq_decode(s, addr, &opr, &q, &off)) {
+        return false;
+    }
+    *val = opr ? ufs_zoned_mcq_opr_read(s, q, off) :
+                 ((uint32_t *)&s->mcq_cfg[q])[off / 4];
+    return true;
+}
+
+bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val)
+{
+    uint32_t q, off;
+    bool opr;
+
+    if (!ufs_zoned_mcq_decode(s, addr, &opr, &q, &off)) {
+        return false;
+    }
+    if (opr) {
+        ufs_zoned_mcq_opr_write(s, q, off, val);
+    } else {
+        ufs_zoned_mcq_cfg_write(s, q, off, val);
+    }
+    return true;
+}
+
+/* MEM_CFG.QT written: MCQ on or off (UFSHCI 4.0 5.3.9). */
+void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val)
+{
+    bool on = val & R_CONFIG_QT_MASK;
+
+    if (on && !s->mcq) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: MEM_CFG selects MCQ, but "
+                      "CAP.MCQS = 0 (mode=legacy)\n");
+        trace_ufs_zoned_err_mcq(0, "MCQ selected in legacy mode");
+        return;
+    }
+    s->reg.config = on ? R_CONFIG_QT_MASK : 0;
+    trace_ufs_zoned_mcq_select(on);
+    ufs_zoned_mcq_fetch(s);
+}
+
+/* Power-on state: every queue disabled, the offsets at their defaults. */
+void ufs_zoned_mcq_reset(UfsZonedState *s)
+{
+    uint32_t q;
+
+    memset(s->mcq_cfg, 0, sizeof(s->mcq_cfg));
+    memset(s->sq, 0, sizeof(s->sq));
+    memset(s->cq, 0, sizeof(s->cq));
+    for (q = 0; q < UFSZ_MCQ_MAX_QUEUES; q++) {
+        uint32_t opr = UFSZ_MCQ_OPR_BASE + q * UFSZ_MCQ_OPR_STRIDE;
+
+        s->mcq_cfg[q].sqdao = opr + OPR_SQHP;
+        s->mcq_cfg[q].sqisao = opr + OPR_SQIS;
+        s->mcq_cfg[q].cqdao = opr + OPR_CQHP;
+        s->mcq_cfg[q].cqisao = opr + OPR_CQIS;
+        QTAILQ_INIT(&s->cq[q].waiting);
+    }
+    s->mcq_active = 0;
+    s->mcq_fetching = false;
+    s->mcq_fetch_again = false;
+}
