@@ -24,13 +24,18 @@ static void zr_service_timer_run(ZrServiceTimer *t)
         t->again = false;
         now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         next = zr_service_run(t->svc, t->dispatch, now, t->ops, t->opaque);
-    } while (t->again);
+        /*
+         * Commands due by now (zero latency) complete in this call, not
+         * one main-loop turn later: a timer at @now would cost a wake-up
+         * per command.  Never inside zr_service_run's start loop, though:
+         * ops->start returns before its command can complete.
+         */
+    } while (t->again || next <= now);
     t->running = false;
 
     if (next == ZR_SERVICE_NEVER) {
         timer_del(t->timer);
     } else {
-        /* Zero latency arms the timer at @now: it fires on the next loop. */
         trace_zr_service_timer_arm(t, now, next);
         timer_mod(t->timer, next);
     }
