@@ -5,7 +5,8 @@
  * legacy doorbell and then MCQ the way ufshcd_config_mcq does it, SCSI
  * I/O through SQs with CQEs, SQ and CQ wrap, a full CQ holding
  * completions back, MCQCONFIG.MAC, queue delete and re-create, SQ stop,
- * start and cleanup, nullified entries, the start order each reorder
+ * start and cleanup, nullified entries, auto-hibernate batching across
+ * SQs, the start order each reorder
  * policy gives commands spread over two SQs, and bad doorbells and queue
  * configuration.
  *
@@ -390,6 +391,53 @@ static void test_sq_cleanup(void)
     ufs_stop(u);
 }
 
+/*
+ * Auto-hibernate in MCQ mode: writes rung on two SQs while the link
+ * leaves H8 are batched, and `spec` starts them SQ by SQ in order, so the
+ * writes to each zone stay in order (unlike the legacy doorbell, where
+ * the lowest slot goes first: qtest /ufs-zoned/auto-hibernate).
+ */
+static void test_auto_hibernate(void)
+{
+    Ufs *u = mcq_start("auto-hibernate=on,h8-exit-latency=500000,"
+                       "reorder=spec,lat-write-ns=10000", 2, 8);
+    g_autofree char *order = NULL;
+    int slot;
+
+    wr(u, A_AHIT, (2 << 10) | 10);          /* 1 ms */
+    step(u, 1000 * 1000);
+    g_assert_cmpuint(qom_u64(u, "h8-entries"), ==, 1);
+    g_assert_false(rd(u, A_IS) & R_IS_UHES_MASK);
+
+    qom_set_str(u, "start-log", "");
+    queue_write(u, 0, 1, ZONE_BLOCKS);
+    queue_write(u, 1, 3, 2 * ZONE_BLOCKS);
+    ufs_mcq_ring(u, 0);
+    ufs_mcq_ring(u, 1);
+    queue_write(u, 0, 2, ZONE_BLOCKS + 1);
+    queue_write(u, 1, 4, 2 * ZONE_BLOCKS + 1);
+    ufs_mcq_ring(u, 0);
+    ufs_mcq_ring(u, 1);
+    g_assert_cmpuint(qom_u64(u, "h8-exits"), ==, 1);
+    step(u, 499000);
+    order = qom_str(u, "start-log");
+    g_assert_cmpstr(order, ==, "");
+    g_free(order);
+    step(u, 1000);
+    wait_done(u, 0x1e);
+    /*
+     * Round-robin goes on from bring-up's last start (SQ 0), so SQ 1
+     * comes first; within each SQ the order is the host's.
+     */
+    order = qom_str(u, "start-log");
+    g_assert_cmpstr(order, ==, "1:3,0:1,1:4,0:2");
+    for (slot = 1; slot <= 4; slot++) {
+        g_assert_cmphex(u->cqe_ocs[slot], ==, OCS_SUCCESS);
+    }
+    g_assert_cmpuint(qom_u64(u, "unaligned-writes"), ==, 0);
+    ufs_stop(u);
+}
+
 typedef struct McqPolicyCase {
     const char *policy;
     const char *order;          /* start-log; NULL: only reproducible */
@@ -474,6 +522,7 @@ int main(int argc, char **argv)
                    test_legacy_refuses_mcq);
     qtest_add_func("/ufs-zoned/mcq/sq-stop-start", test_sq_stop_start);
     qtest_add_func("/ufs-zoned/mcq/sq-cleanup", test_sq_cleanup);
+    qtest_add_func("/ufs-zoned/mcq/auto-hibernate", test_auto_hibernate);
     for (i = 0; i < ARRAY_SIZE(mcq_policy_cases); i++) {
         g_autofree char *name = g_strdup_printf("/ufs-zoned/mcq/policy/%s",
                                                 mcq_policy_cases[i].policy);
