@@ -438,6 +438,30 @@ static void test_auto_hibernate(void)
     ufs_stop(u);
 }
 
+/*
+ * Writes to one zone in service together (what a pipelining host does)
+ * are counted; in order, they all succeed.
+ */
+static void test_zone_overlap(void)
+{
+    Ufs *u = mcq_start("lat-write-ns=1000000", 1, 8);
+    int slot;
+
+    for (slot = 1; slot <= 3; slot++) {
+        queue_write(u, 0, slot, ZONE_BLOCKS + slot - 1);
+    }
+    queue_write(u, 0, 4, 2 * ZONE_BLOCKS);
+    ufs_mcq_ring(u, 0);
+    wait_done(u, 0x1e);
+    for (slot = 1; slot <= 4; slot++) {
+        g_assert_cmphex(u->cqe_ocs[slot], ==, OCS_SUCCESS);
+    }
+    g_assert_cmpuint(qom_u64(u, "zone-write-overlaps"), ==, 2);
+    g_assert_cmpuint(qom_u64(u, "zone-writes-in-flight-max"), ==, 3);
+    g_assert_cmpuint(qom_u64(u, "unaligned-writes"), ==, 0);
+    ufs_stop(u);
+}
+
 typedef struct McqPolicyCase {
     const char *policy;
     const char *order;          /* start-log; NULL: only reproducible */
@@ -523,6 +547,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ufs-zoned/mcq/sq-stop-start", test_sq_stop_start);
     qtest_add_func("/ufs-zoned/mcq/sq-cleanup", test_sq_cleanup);
     qtest_add_func("/ufs-zoned/mcq/auto-hibernate", test_auto_hibernate);
+    qtest_add_func("/ufs-zoned/mcq/zone-overlap", test_zone_overlap);
     for (i = 0; i < ARRAY_SIZE(mcq_policy_cases); i++) {
         g_autofree char *name = g_strdup_printf("/ufs-zoned/mcq/policy/%s",
                                                 mcq_policy_cases[i].policy);

@@ -79,6 +79,22 @@ void zr_dispatch_set_policy(ZrDispatch *d, ZrPolicy policy)
 }
 
 /* Reseeding restarts the random sequence: same seed, same order again. */
+/*
+ * Per-zone write accounting for a device whose zone size is known only
+ * once its LUs exist (0 switches it off).
+ */
+bool zr_dispatch_set_zone_size(ZrDispatch *d, uint64_t zone_size,
+                               Error **errp)
+{
+    if (zone_size && !is_power_of_2(zone_size)) {
+        error_setg(errp, "zone size %" PRIu64 " blocks is not a power of two",
+                   zone_size);
+        return false;
+    }
+    d->cfg.zone_size = zone_size;
+    return true;
+}
+
 void zr_dispatch_set_seed(ZrDispatch *d, uint64_t seed)
 {
     d->cfg.seed = seed;

@@ -49,6 +49,29 @@ static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
 }
 
 /*
+ * Count writes that start while another write to their zone is in flight
+ * (zone-write-overlaps): what pipelined zoned writes look like from here.
+ * The dispatch engine sees LUN << UFSZ_LUN_SHIFT | LBA, so zones of
+ * different LUs never mix; the zone size is the largest of the zoned
+ * LUs' (all the same in practice).
+ */
+static void ufs_zoned_zone_accounting(UfsZonedState *s)
+{
+    uint64_t zone_blocks = 0;
+    BusChild *kid;
+
+    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
+        ZbcState *zbc = (ZbcState *)object_dynamic_cast(OBJECT(kid->child),
+                                                        TYPE_SCSI_ZBC);
+
+        if (zbc) {
+            zone_blocks = MAX(zone_blocks, zbc->zone_blocks);
+        }
+    }
+    zr_dispatch_set_zone_size(&s->dispatch, zone_blocks, &error_abort);
+}
+
+/*
  * With no LU on the bus once the machine is built, add the default one: a
  * null-backed host-managed zoned disk (scsi-zbc defaults: 1 GiB, 4 KiB
  * blocks, 4 MiB zones, one conventional zone), so `-device ufs-zoned`
@@ -59,13 +82,13 @@ static void ufs_zoned_machine_done(Notifier *n, void *data)
     UfsZonedState *s = container_of(n, UfsZonedState, machine_done);
     DeviceState *lu;
 
-    if (!s->default_lu || !QTAILQ_EMPTY(&s->bus.qbus.children)) {
-        return;
+    if (s->default_lu && QTAILQ_EMPTY(&s->bus.qbus.children)) {
+        lu = qdev_new(TYPE_SCSI_ZBC);
+        qdev_prop_set_uint32(lu, "lun", 0);
+        qdev_realize_and_unref(lu, BUS(&s->bus), &error_fatal);
+        trace_ufs_zoned_default_lu();
     }
-    lu = qdev_new(TYPE_SCSI_ZBC);
-    qdev_prop_set_uint32(lu, "lun", 0);
-    qdev_realize_and_unref(lu, BUS(&s->bus), &error_fatal);
-    trace_ufs_zoned_default_lu();
+    ufs_zoned_zone_accounting(s);
 }
 
 static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
@@ -174,6 +197,12 @@ static const struct {
       "autonomous hibernate (H8) entries" },
     { "h8-exits", offsetof(UfsZonedState, h8_exits),
       "H8 exits started by a doorbell" },
+    { "zone-write-overlaps",
+      offsetof(UfsZonedState, dispatch.stats.zone_write_overlaps),
+      "writes started while another write to their zone was in service" },
+    { "zone-writes-in-flight-max",
+      offsetof(UfsZonedState, dispatch.stats.zone_writes_in_flight_max),
+      "most writes to one zone in service at once" },
 };
 
 static void ufs_zoned_get_counter(Object *obj, Visitor *v, const char *name,

@@ -371,7 +371,7 @@ static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
     int32_t len;
 
     trace_ufs_zoned_start(req->slot, req->sq, req->tag, lun,
-                          req->upiu.sc.cdb[0], cmd->lba, cmd->seq);
+                          req->upiu.sc.cdb[0], UFSZ_LBA(cmd->lba), cmd->seq);
     ufs_zoned_log_start(s, req);
     dev = scsi_device_find(&s->bus, 0, 0, lun);
     if (!dev) {
@@ -446,7 +446,8 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
             if (lun < UFSZ_MAX_LUS) {
                 req->s->unaligned_lu[lun]++;
             }
-            trace_ufs_zoned_unaligned_write(req->slot, lun, req->zr.lba);
+            trace_ufs_zoned_unaligned_write(req->slot, lun,
+                                            UFSZ_LBA(req->zr.lba));
         }
     }
     req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
@@ -563,7 +564,9 @@ static void ufs_zoned_command(UfsZonedReq *req)
     ufs_zoned_cmd_classify(req->upiu.sc.cdb, &op, &lba, &len);
     trace_ufs_zoned_submit(req->slot, req->upiu.header.lun,
                            req->upiu.sc.cdb[0], zr_op_name(op), lba, len);
-    zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op, lba, len, req);
+    zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op,
+                (uint64_t)req->upiu.header.lun << UFSZ_LUN_SHIFT | lba, len,
+                req);
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
 

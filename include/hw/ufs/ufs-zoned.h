@@ -26,6 +26,8 @@ OBJECT_DECLARE_SIMPLE_TYPE(UfsZonedState, UFS_ZONED)
 #define UFSZ_NUTMRS             8       /* task management slots */
 #define UFSZ_MAX_LUS            32      /* bMaxNumberLU = 1 */
 #define UFSZ_START_LOG          32      /* remembered start order */
+#define UFSZ_LUN_SHIFT          48      /* dispatch engine LBA: LUN << 48 */
+#define UFSZ_LBA(zr_lba)        ((zr_lba) & ((1ULL << UFSZ_LUN_SHIFT) - 1))
 
 /*
  * MCQ (UFSHCI 4.0 5.5, 5.6): queue configuration registers at

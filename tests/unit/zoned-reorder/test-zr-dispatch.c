@@ -588,6 +588,27 @@ static void test_zone_overlap(void)
     fx_submit_op(&f, 7, 0, ZR_OP_WRITE, 2);
     zr_dispatch_pick(&f.d);
     g_assert_cmpuint(f.d.stats.zone_write_overlaps, ==, 2);
+
+    /*
+     * A zone size set later (a device learns it from its LUs): 32 blocks
+     * put the writes in flight at 2 and at 16 in one zone; 0 switches the
+     * accounting off; a size that is not a power of two is refused.
+     */
+    g_assert_cmpuint(zr_dispatch_zone_writes_in_flight(&f.d, 0), ==, 1);
+    g_assert_true(zr_dispatch_set_zone_size(&f.d, 32, &error_abort));
+    g_assert_cmpuint(zr_dispatch_zone_writes_in_flight(&f.d, 0), ==, 2);
+    g_assert_true(zr_dispatch_set_zone_size(&f.d, 0, &error_abort));
+    fx_submit_op(&f, 8, 0, ZR_OP_WRITE, 3);
+    zr_dispatch_pick(&f.d);
+    g_assert_cmpuint(f.d.stats.zone_write_overlaps, ==, 2);
+    {
+        Error *err = NULL;
+
+        g_assert_false(zr_dispatch_set_zone_size(&f.d, 24, &err));
+        g_assert_nonnull(strstr(error_get_pretty(err), "power of two"));
+        error_free(err);
+        g_assert_cmpuint(f.d.cfg.zone_size, ==, 0);
+    }
     fx_cleanup(&f);
 }
 

@@ -155,6 +155,8 @@ bool zr_dispatch_init(ZrDispatch *d, const ZrDispatchConfig *cfg,
 void zr_dispatch_cleanup(ZrDispatch *d);
 void zr_dispatch_set_policy(ZrDispatch *d, ZrPolicy policy);
 void zr_dispatch_set_seed(ZrDispatch *d, uint64_t seed);
+bool zr_dispatch_set_zone_size(ZrDispatch *d, uint64_t zone_size,
+                               Error **errp);
 void zr_dispatch_set_spec_burst(ZrDispatch *d, uint32_t burst);
 void zr_dispatch_set_rr_burst(ZrDispatch *d, uint32_t burst);
 void zr_dispatch_reset_stats(ZrDispatch *d);
