@@ -92,12 +92,14 @@ endif
 
 # --- tests and benchmarks ----------------------------------------------------
 CHECK_ENV = B=$(B) SRC=$(SRC) QEMU=$(QEMU) QEMU_IMG=$(QEMU_IMG) \
-            GUEST_KERNEL=$(GUEST_KERNEL) GUEST_INITRAMFS=$(GUEST_INITRAMFS)
+            GUEST_KERNEL=$(GUEST_KERNEL) GUEST_KERNEL_STOCK=$(GUEST_KERNEL_STOCK) \
+            GUEST_INITRAMFS=$(GUEST_INITRAMFS)
 
 check: qemu unit-build qtest-build guest-images
 	$(CHECK_ENV) scripts/check
 
-check-full: qemu unit-build qtest-build guest-images
+# The long suites also boot the stock kernel (kernel-stock).
+check-full: qemu unit-build qtest-build guest-images kernel-stock
 	$(CHECK_ENV) scripts/check --full
 
 run: qemu guest-images

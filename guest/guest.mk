@@ -23,8 +23,12 @@
 GUEST_B := $(abspath $(B))
 GUEST_SRC := $(abspath $(SRC))
 
-GUEST_KERNEL := $(GUEST_B)/linux/arch/x86/boot/bzImage
+# The harness boots the kernel with our pipelining series
+# (guest/linux/patches); the same source and configuration without it is
+# `make kernel-stock`, for comparisons (scripts/run-guest --stock).
 GUEST_KERNEL_PATCHED := $(GUEST_B)/linux-patched/arch/x86/boot/bzImage
+GUEST_KERNEL_STOCK := $(GUEST_B)/linux/arch/x86/boot/bzImage
+GUEST_KERNEL := $(GUEST_KERNEL_PATCHED)
 GUEST_FIO := $(GUEST_B)/guest/fio/fio
 GUEST_INITRAMFS := $(GUEST_B)/guest/initramfs.cpio.gz
 
@@ -45,15 +49,16 @@ guest_update_list = $(shell mkdir -p $(dir $(1)) && \
 $(call guest_update_list,$(guest_plans_list),$(guest_plans))
 $(call guest_update_list,$(guest_patches_list),$(guest_patches))
 
-.PHONY: kernel kernel-patched fio initramfs guest
+.PHONY: kernel kernel-patched kernel-stock fio initramfs guest
 
 kernel: $(GUEST_KERNEL)
 kernel-patched: $(GUEST_KERNEL_PATCHED)
+kernel-stock: $(GUEST_KERNEL_STOCK)
 fio: $(GUEST_FIO)
 initramfs: $(GUEST_INITRAMFS)
 guest: kernel initramfs
 
-$(GUEST_KERNEL): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
+$(GUEST_KERNEL_STOCK): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
 		$(guest_common) | $(guest_deps_stamp)
 	B=$(GUEST_B) PATCHED=0 $(GUEST_SRC)/guest/build-kernel
 

@@ -28,6 +28,9 @@
 #   zr.ah8_off=I             controller whose auto_hibern8 is set to 0
 #                            (-1 = none)                           (ZR_AH8_OFF)
 #   zr.gaps=N                idle gaps on controller zr.ah8 (default 10)
+#   zr.pipeline=0|1          with the patched kernel, written to each zoned
+#                            disk's queue/pipeline_zoned_writes first
+#                            (default: left as the driver set it)
 # Results: ZR-RESULT lines with each controller's disk, hardware queues and
 # fio figures.
 . "$ZR_LIB"
@@ -78,6 +81,11 @@ for ((i = 0; i < n; i++)); do
     zr_is "controller $i: /dev/${disk[i]} is host-managed" "$(zr_sysfs $q/zoned)" host-managed
     zr_is "controller $i: $nzones zones of $zs sectors" \
         "$(zr_sysfs $q/nr_zones) $(zr_sysfs $q/chunk_sectors)" "$nzones $zs"
+    if [ -n "${ZR_PIPELINE:-}" ] && [ -e $q/pipeline_zoned_writes ]; then
+        echo "$ZR_PIPELINE" > $q/pipeline_zoned_writes
+        zr_is "controller $i: pipeline_zoned_writes = $ZR_PIPELINE" \
+            "$(zr_sysfs $q/pipeline_zoned_writes)" "$ZR_PIPELINE"
+    fi
     zr_result "ctrl=$i bdf=$b policy=${policies[i]} mode=$ZR_MODE dev=${disk[i]} hw_queues=$hwq" \
         "nr_requests=$(zr_sysfs $q/nr_requests)"
 done

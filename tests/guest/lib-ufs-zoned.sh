@@ -18,8 +18,10 @@
 # the plan sets controller 1's auto_hibern8 to 0 and controller 2's to
 # 1 ms and leaves $gaps idle gaps on controller 2.  Host checks: no
 # controller answered UNALIGNED WRITE (the stock kernel keeps one write
-# per zone in flight), controller 2 entered and left H8 at least once per
-# gap, and in MCQ mode the writes came through more than one SQ.
+# per zone in flight; with the patched kernel the plan switches
+# pipelining off) and never had two writes to one zone in service, controller
+# 2 entered and left H8 at least once per gap, and in MCQ mode the writes
+# came through more than one SQ.
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 B=${B:-$top/build}
@@ -56,7 +58,7 @@ ufs_zoned_boot() {
         dev+=(-drive "file=$logdir/zbc$i.img,if=none,id=zbc$i,format=raw,cache=unsafe"
               -device "ufs-zoned,id=ufs$i,addr=$(printf '%02x' $((0x10 + i))).0,mode=$mode,reorder=${policies[i]},auto-hibernate=on"
               -device "scsi-zbc,bus=ufs$i.0,lun=0,drive=zbc$i,zone-size=$zone_size,conv-zones=$conv")
-        for t in unaligned-writes h8-entries h8-exits starts queue-starts; do
+        for t in unaligned-writes zone-write-overlaps h8-entries h8-exits starts queue-starts; do
             qom+=(--qom "/machine/peripheral/ufs$i:$t")
         done
     done
@@ -71,7 +73,7 @@ ufs_zoned_boot() {
         "${qom[@]}" "$@" \
         --param mode="$mode" --param policies="$(IFS=,; echo "${policies[*]}")" \
         --param size="$size" --param zone_size="$zone_size" --param conv="$conv" \
-        "${extra[@]}" -- "${dev[@]}" | tee "$out" || rc=$?
+        --param pipeline=0 "${extra[@]}" -- "${dev[@]}" | tee "$out" || rc=$?
     ufs_zoned_host_checks "$mode" "$out" "$first" || rc=1
     [ $rc -ne 0 ] || rm -f "$logdir"/*.img
     return $rc
@@ -95,17 +97,19 @@ ufs_zoned_host_checks() {
     for i in "${!policies[@]}"; do
         v=$(qom_val "$out" "ufs$i" unaligned-writes)
         starts=$(qom_val "$out" "ufs$i" starts)
-        tap $([ "$v" = 0 ] && echo 1) "ufs$i (reorder=${policies[i]}): 0 UNALIGNED WRITE in $starts commands (got $v)"
+        tap "$([ "$v" = 0 ] && echo 1)" "ufs$i (reorder=${policies[i]}): 0 UNALIGNED WRITE in $starts commands (got $v)"
+        v=$(qom_val "$out" "ufs$i" zone-write-overlaps)
+        tap "$([ "$v" = 0 ] && echo 1)" "ufs$i: never two writes to one zone in service (overlaps: $v)"
         if [ "$mode" = mcq ]; then
             v=$(qom_val "$out" "ufs$i" queue-starts)
-            tap $([ "$(tr ',' '\n' <<< "$v" | awk '$1 > 0' | wc -l)" -gt 1 ] && echo 1) \
+            tap "$([ "$(tr ',' '\n' <<< "$v" | awk '$1 > 0' | wc -l)" -gt 1 ] && echo 1)" \
                 "ufs$i: commands started from more than one SQ (per SQ: $v)"
         fi
     done
     [ "$first" = 1 ] || return $fails
     e=$(qom_val "$out" ufs2 h8-entries)
     x=$(qom_val "$out" ufs2 h8-exits)
-    tap $([ "${e:-0}" -ge "$gaps" ] && [ "${x:-0}" -ge "$gaps" ] && echo 1) \
+    tap "$([ "${e:-0}" -ge "$gaps" ] && [ "${x:-0}" -ge "$gaps" ] && echo 1)" \
         "ufs2 (auto_hibern8 = 1 ms, $gaps idle gaps): H8 entries $e, exits $x, each >= $gaps"
     echo "ZR-RESULT ufs-h8 ctrl=ufs2 entries=$e exits=$x ctrl_off=ufs1 entries_off=$(qom_val "$out" ufs1 h8-entries)"
     return $fails

@@ -161,7 +161,8 @@ uint32_t zr_dispatch_zone_writes_in_flight(const ZrDispatch *d, uint64_t lba)
 
     assert(d->cfg.zone_size);
     QTAILQ_FOREACH(cmd, &d->in_flight, link) {
-        n += zr_cmd_is_write(cmd) && cmd->lba / d->cfg.zone_size == zone;
+        n += zr_cmd_is_write(cmd) && !cmd->zone_untracked &&
+             cmd->lba / d->cfg.zone_size == zone;
     }
     return n;
 }
@@ -175,7 +176,7 @@ static void zr_dispatch_account_zone_write(ZrDispatch *d, ZrCmd *cmd)
 {
     uint32_t n;
 
-    if (!d->cfg.zone_size || !zr_cmd_is_write(cmd)) {
+    if (!d->cfg.zone_size || !zr_cmd_is_write(cmd) || cmd->zone_untracked) {
         return;
     }
     n = zr_dispatch_zone_writes_in_flight(d, cmd->lba);

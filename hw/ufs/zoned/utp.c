@@ -23,6 +23,7 @@
 #include "hw/pci/pci.h"
 #include "system/dma.h"
 #include "scsi/constants.h"
+#include "hw/scsi/scsi-zbc.h"
 #include "ufs-zoned-internal.h"
 #include "trace.h"
 
@@ -547,6 +548,7 @@ static void ufs_zoned_command(UfsZonedReq *req)
 {
     UfsZonedState *s = req->s;
     uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    SCSIDevice *dev;
     ZrOp op;
     uint64_t lba, len;
 
@@ -567,6 +569,10 @@ static void ufs_zoned_command(UfsZonedReq *req)
     zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op,
                 (uint64_t)req->upiu.header.lun << UFSZ_LUN_SHIFT | lba, len,
                 req);
+    /* Only zoned LUs take part in the per-zone write accounting. */
+    dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
+    req->zr.zone_untracked = !dev ||
+        !object_dynamic_cast(OBJECT(dev), TYPE_SCSI_ZBC);
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
 

@@ -597,6 +597,15 @@ static void test_zone_overlap(void)
     g_assert_cmpuint(zr_dispatch_zone_writes_in_flight(&f.d, 0), ==, 1);
     g_assert_true(zr_dispatch_set_zone_size(&f.d, 32, &error_abort));
     g_assert_cmpuint(zr_dispatch_zone_writes_in_flight(&f.d, 0), ==, 2);
+    /* A write the device leaves out (an LU with no zones) is not counted */
+    {
+        ZrCmd *u = fx_submit_op(&f, 9, 0, ZR_OP_WRITE, 5);
+
+        u->zone_untracked = true;
+        g_assert_true(zr_dispatch_pick(&f.d) == u);
+        g_assert_cmpuint(zr_dispatch_zone_writes_in_flight(&f.d, 0), ==, 2);
+        g_assert_cmpuint(f.d.stats.zone_write_overlaps, ==, 2);
+    }
     g_assert_true(zr_dispatch_set_zone_size(&f.d, 0, &error_abort));
     fx_submit_op(&f, 8, 0, ZR_OP_WRITE, 3);
     zr_dispatch_pick(&f.d);

@@ -77,6 +77,8 @@ typedef struct ZrCmd {
     uint64_t lba;
     uint64_t len;           /* blocks */
     void *opaque;
+    /* Left out of per-zone write accounting (e.g. an LU with no zones) */
+    bool zone_untracked;
 
     /* Owned by the core. */
     ZrCmdState state;
