@@ -14,6 +14,8 @@
 #   zr.dev=NAME          block device (default nvme0n1)            (ZR_DEV)
 #   zr.fio_zones=N       zones written per fio run (default 4)     (ZR_FIO_ZONES)
 #   zr.fio_bs=SIZE       fio block size (default 64k)              (ZR_FIO_BS)
+#   zr.pipeline=0|1      expected queue/pipeline_zoned_writes (patched
+#                        kernel; default: not checked)              (ZR_PIPELINE)
 . "$ZR_LIB"
 
 zr_need ZR_ZONES ZR_ZONE_SIZE ZR_ZONE_CAP ZR_MAX_OPEN ZR_MAX_ACTIVE
@@ -36,6 +38,10 @@ zr_wait_for "/dev/$dev" 10 test -b "/dev/$dev" || zr_bail "no /dev/$dev node"
 
 # 2. queue limits as configured
 zr_is "zoned model is host-managed" "$(zr_sysfs $q/zoned)" host-managed
+if [ -n "${ZR_PIPELINE:-}" ]; then
+    zr_is "pipeline_zoned_writes = $ZR_PIPELINE" "$(zr_sysfs $q/pipeline_zoned_writes)" "$ZR_PIPELINE"
+    echo 2 > $q/nomerges     # every write its own command, so they overlap
+fi
 zr_is "logical block size $lbs" "$(zr_sysfs $q/logical_block_size)" "$lbs"
 zr_is "chunk_sectors = zone size ($zone_sectors sectors)" "$(zr_sysfs $q/chunk_sectors)" "$zone_sectors"
 zr_is "nr_zones = $ZR_ZONES" "$(zr_sysfs $q/nr_zones)" "$ZR_ZONES"
