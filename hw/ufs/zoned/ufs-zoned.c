@@ -7,6 +7,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qemu/error-report.h"
 #include "qapi/visitor.h"
 #include "qemu/module.h"
 #include "hw/qdev-properties.h"
@@ -58,6 +59,7 @@ static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
 static void ufs_zoned_zone_accounting(UfsZonedState *s)
 {
     uint64_t zone_blocks = 0;
+    Error *err = NULL;
     BusChild *kid;
 
     QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
@@ -68,7 +70,9 @@ static void ufs_zoned_zone_accounting(UfsZonedState *s)
             zone_blocks = MAX(zone_blocks, zbc->zone_blocks);
         }
     }
-    zr_dispatch_set_zone_size(&s->dispatch, zone_blocks, &error_abort);
+    if (!zr_dispatch_set_zone_size(&s->dispatch, zone_blocks, &err)) {
+        warn_reportf_err(err, "ufs-zoned: no per-zone write accounting: ");
+    }
 }
 
 /*
