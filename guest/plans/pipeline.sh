@@ -48,10 +48,20 @@ zr_is "pipeline_zoned_writes as the driver sets it: $ZR_ADVERTISED" \
 if [ -n "${ZR_AHIT_US:-}" ]; then
     host=$(readlink -f "/sys/block/$dev/device" | sed -n 's|.*/\(0000:[^/]*\)/host.*|\1|p')
     ah=/sys/bus/pci/drivers/ufshcd/$host/auto_hibern8
+    # ufshcd re-evaluates ordering on every auto_hibern8 change: with
+    # auto-hibernate off the legacy doorbell keeps order, too.
+    echo 0 > "$ah" 2>/dev/null
+    zr_is "auto_hibern8 of $host off: the driver advertises ordering" \
+        "$(zr_sysfs "$ah") $(zr_sysfs $q/pipeline_zoned_writes)" "0 1"
     echo "$ZR_AHIT_US" > "$ah" 2>/dev/null
     zr_is "auto_hibern8 of $host set to $ZR_AHIT_US us" "$(zr_sysfs "$ah")" "$ZR_AHIT_US"
     zr_is "pipeline_zoned_writes follows auto_hibern8: $ZR_ADVERTISED" \
         "$(zr_sysfs $q/pipeline_zoned_writes)" "$ZR_ADVERTISED"
+fi
+if echo 2 > $q/pipeline_zoned_writes 2>/dev/null; then
+    zr_fail "pipeline_zoned_writes refuses 2"
+else
+    zr_pass "pipeline_zoned_writes refuses 2"
 fi
 echo "$ZR_PIPELINE" > $q/pipeline_zoned_writes
 zr_is "pipeline_zoned_writes set to $ZR_PIPELINE" "$(zr_sysfs $q/pipeline_zoned_writes)" "$ZR_PIPELINE"

@@ -5,10 +5,10 @@
  * legacy doorbell and then MCQ the way ufshcd_config_mcq does it, SCSI
  * I/O through SQs with CQEs, SQ and CQ wrap, a full CQ holding
  * completions back, MCQCONFIG.MAC, queue delete and re-create, SQ stop,
- * start and cleanup, nullified entries, auto-hibernate batching across
- * SQs, the start order each reorder
- * policy gives commands spread over two SQs, and bad doorbells and queue
- * configuration.
+ * start and cleanup, nullified entries, completions waiting for a full CQ
+ * after their SQ was re-created, auto-hibernate batching across SQs, the
+ * start order each reorder policy gives commands spread over two SQs, and
+ * bad doorbells and queue configuration.
  *
  * Time only moves with clock_step, so the start order is exact.
  */
@@ -201,6 +201,62 @@ static void test_cq_wrap(void)
     for (i = 10; i < 16; i++) {
         g_assert_cmphex(u->cqe_ocs[i], ==, OCS_SUCCESS);
     }
+    ufs_stop(u);
+}
+
+/*
+ * A command waiting for room in a full CQ completes into the CQ its SQ
+ * named when it was fetched, even after the SQ is re-created on another
+ * CQ; cleaning it up then takes it off that CQ's waiting list.
+ */
+static void test_cq_wait_recreate(void)
+{
+    Ufs *u = mcq_start("", 2, 4);
+    uint32_t size = 4 * 8 - 1;
+    int i;
+
+    /* SQ 1 completes into CQ 0, which has room for three CQEs */
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), 0);
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 0 << 16 | size);
+    u->q[1].sq_tail = 0;
+    for (i = 1; i <= 3; i++) {
+        queue_tur(u, 0, i);
+    }
+    queue_tur(u, 1, 4);
+    queue_tur(u, 1, 5);
+    ufs_mcq_ring(u, 0);
+    ufs_mcq_ring(u, 1);
+    step(u, 10 * 1000 * 1000);
+    g_assert_cmphex(opr(u, 0, CQTP), ==, 3 * 32);
+
+    /* SQ 1 re-created on CQ 1; then tag 5, still waiting, cleaned up */
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), 0);
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 1 << 16 | size);
+    u->q[1].sq_tail = 0;
+    wr(u, ufs_mcq_sq_reg(1, SQRTC), 1);
+    wr(u, ufs_mcq_sq_reg(1, SQCTI), 5);
+    wr(u, ufs_mcq_sq_reg(1, SQRTC), 3);
+    g_assert_cmphex(opr(u, 1, SQRTS) & 2, ==, 2);
+    wr(u, ufs_mcq_sq_reg(1, SQRTC), 0);
+
+    /* Four more through SQ 1: three fill CQ 1, the fourth waits there */
+    for (i = 6; i <= 8; i++) {
+        queue_tur(u, 1, i);
+    }
+    ufs_mcq_ring(u, 1);
+    queue_tur(u, 1, 9);
+    ufs_mcq_ring(u, 1);
+    step(u, 10 * 1000 * 1000);
+    g_assert_cmphex(opr(u, 1, CQTP), ==, 3 * 32);
+
+    /* CQ 0 gets tag 4 only; CQ 1 gets its four */
+    wait_done(u, 0x3de);
+    step(u, 10 * 1000 * 1000);
+    ufs_mcq_reap(u, 0);
+    ufs_mcq_reap(u, 1);
+    g_assert_cmpuint(u->q[0].cqes, ==, 4);
+    g_assert_cmpuint(u->q[1].cqes, ==, 4);
+    g_assert_false(u->done & (1u << 5));
     ufs_stop(u);
 }
 
@@ -539,6 +595,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ufs-zoned/mcq/bringup", test_bringup);
     qtest_add_func("/ufs-zoned/mcq/read-write", test_read_write);
     qtest_add_func("/ufs-zoned/mcq/cq-wrap", test_cq_wrap);
+    qtest_add_func("/ufs-zoned/mcq/cq-wait-recreate", test_cq_wait_recreate);
     qtest_add_func("/ufs-zoned/mcq/mac", test_mac);
     qtest_add_func("/ufs-zoned/mcq/queue-recreate", test_queue_recreate);
     qtest_add_func("/ufs-zoned/mcq/bad-config", test_bad_config);

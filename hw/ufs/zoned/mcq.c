@@ -168,10 +168,11 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
         return true;
     }
     trace_ufs_zoned_mcq_fetch(q, at, index);
-    sq->fetched++;
     s->mcq_active++;
     ufs_zoned_ahit_busy(s);
     req = ufs_zoned_req_init(s, index, q, 0);
+    /* The SQ may be re-created on another CQ before this completes. */
+    req->cq = ufs_zoned_sq_cqid(s, q);
     ufs_zoned_req_begin(req, &utrd);
     return true;
 }
@@ -220,8 +221,7 @@ static bool ufs_zoned_cq_full(UfsZonedState *s, uint32_t c)
 void ufs_zoned_mcq_req_free(UfsZonedState *s, UfsZonedReq *req)
 {
     if (req->cq_waiting) {
-        QTAILQ_REMOVE(&s->cq[ufs_zoned_sq_cqid(s, req->sq)].waiting, req,
-                      cq_wait);
+        QTAILQ_REMOVE(&s->cq[req->cq].waiting, req, cq_wait);
         req->cq_waiting = false;
     }
     req->busy = false;
@@ -250,7 +250,6 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
         ufs_zoned_raise(s, R_IS_UTPES_MASK);
     } else {
         cq->tail = (cq->tail + 1) % ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
-        cq->posted++;
         cq->is |= R_CQIS_TEPS_MASK;
     }
     ufs_zoned_mcq_req_free(s, req);
@@ -260,7 +259,7 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
 /* A fetched command is done (response UPIU written): post its CQE. */
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
 {
-    uint32_t c = ufs_zoned_sq_cqid(s, req->sq);
+    uint32_t c = req->cq;
     UfsZonedCq *cq = &s->cq[c];
 
     if (!ufs_zoned_cq_enabled(s, c)) {

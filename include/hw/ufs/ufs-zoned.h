@@ -66,6 +66,7 @@ typedef struct UfsZonedReq {
     UfsZonedState *s;
     uint32_t slot;              /* index in UfsZonedState.req */
     int32_t sq;                 /* MCQ submission queue, or -1 */
+    uint32_t cq;                /* MCQ: the CQ its SQ named at fetch */
     uint32_t tag;               /* legacy slot, or the UPIU task tag */
     bool busy;                  /* rung/fetched, not yet completed */
     bool aborted;               /* by task management; awaits a clear */
@@ -104,7 +105,6 @@ typedef struct UfsZonedSq {
     uint32_t rts;               /* SQRTS */
     uint32_t is;
     uint32_t ie;
-    uint64_t fetched;           /* commands fetched from this SQ */
 } UfsZonedSq;
 
 /* One MCQ completion queue (mcq.c) */
@@ -114,7 +114,6 @@ typedef struct UfsZonedCq {
     uint32_t is;                /* CQIS */
     uint32_t ie;                /* CQIE */
     uint32_t iacr;
-    uint64_t posted;            /* CQEs written */
     QTAILQ_HEAD(, UfsZonedReq) waiting;     /* done, CQ was full */
 } UfsZonedCq;
 
