@@ -151,6 +151,23 @@ void set_prdt(Ufs *u, int slot, uint64_t addr, uint32_t dbc)
 }
 
 /*
+ * Advance QEMU_CLOCK_VIRTUAL by @ns in steps of at most STEP_NS with a
+ * register read between them: the controller's timers only schedule its
+ * BHs, which run in the main loop between two qtest commands, so a long
+ * single clock_step would bunch every event at its end.
+ */
+void ufs_step(Ufs *u, int64_t ns)
+{
+    while (ns > 0) {
+        int64_t q = MIN(ns, (int64_t)STEP_NS);
+
+        qtest_clock_step(u->qts, q);
+        rd(u, A_IS);
+        ns -= q;
+    }
+}
+
+/*
  * Step the clock until the slots of @mask are done: their doorbell bits
  * clear (legacy) or their CQEs consumed (MCQ).
  */
@@ -375,6 +392,24 @@ void qom_set_str(Ufs *u, const char *prop, const char *value)
 }
 
 
+/*
+ * Prepare a 1-block WRITE(16) of @lba on @slot, data filled with the slot
+ * number; in MCQ mode put it in SQ @sq too (ring with ufs_mcq_ring).
+ */
+void ufs_queue_write(Ufs *u, uint32_t sq, int slot, uint64_t lba)
+{
+    uint8_t cdb[16];
+    uint8_t buf[BLK];
+
+    memset(buf, slot, sizeof(buf));
+    qtest_memwrite(u->qts, data_buf(u, slot), buf, BLK);
+    zr_cdb_rw16(cdb, WRITE_16, lba, 1);
+    prep_scsi(u, slot, 0, cdb, UFS_UTP_HOST_TO_DEVICE, BLK);
+    if (u->mcq) {
+        ufs_mcq_queue(u, sq, slot);
+    }
+}
+
 void write1(Ufs *u, int slot, uint64_t lba, uint8_t fill, UfsResp *r)
 {
     uint8_t cdb[16];
@@ -390,6 +425,7 @@ void write1(Ufs *u, int slot, uint64_t lba, uint8_t fill, UfsResp *r)
 uint8_t task_mgmt(Ufs *u, uint8_t func, uint8_t lun, uint8_t tag)
 {
     uint8_t d[80] = { 0 };
+    int i;
 
     stl_le_p(&d[0], UFS_UTP_REQ_DESC_INT_CMD);
     stl_le_p(&d[8], UFS_OCS_INVALID_COMMAND_STATUS);
@@ -402,6 +438,10 @@ uint8_t task_mgmt(Ufs *u, uint8_t func, uint8_t lun, uint8_t tag)
     qtest_memwrite(u->qts, u->utmrl, d, sizeof(d));
     wr(u, A_IS, rd(u, A_IS));
     wr(u, A_UTMRLDBR, 1);
+    /* Answered on the controller's work BH: poll like ufshcd does. */
+    for (i = 0; i < MAX_STEPS && rd(u, A_UTMRLDBR); i++) {
+        qtest_clock_step(u->qts, STEP_NS);
+    }
     g_assert_cmphex(rd(u, A_UTMRLDBR), ==, 0);
     g_assert_true(rd(u, A_IS) & R_IS_UTMRCS_MASK);
     qtest_memread(u->qts, u->utmrl, d, sizeof(d));

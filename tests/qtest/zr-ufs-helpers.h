@@ -42,6 +42,17 @@
 
 #define UFS_TEST_MAX_QUEUES 4
 
+/* Operation and runtime registers of an MCQ queue (UFSHCI 4.0 5.6) */
+#define SQHP        0x00
+#define SQTP        0x04
+#define SQRTC       0x08
+#define SQCTI       0x0c
+#define SQRTS       0x10
+#define CQHP        0x1c
+#define CQTP        0x20
+#define CQIS        0x24
+#define QEN         (1u << 31)          /* SQATTR/CQATTR enable */
+
 typedef struct UfsTestQueue {
     uint64_t sq;                /* SQ entries */
     uint64_t cq;                /* CQ entries */
@@ -97,6 +108,7 @@ void ufs_bringup(Ufs *u);
 void prep(Ufs *u, int slot, const uint8_t *upiu, size_t upiu_len,
           uint32_t dd, uint32_t prdt_bytes);
 void set_prdt(Ufs *u, int slot, uint64_t addr, uint32_t dbc);
+void ufs_step(Ufs *u, int64_t ns);
 void wait_done(Ufs *u, uint32_t mask);
 void get_resp(Ufs *u, int slot, UfsResp *r);
 void ring(Ufs *u, uint32_t mask);
@@ -118,6 +130,7 @@ uint64_t qom_u64(Ufs *u, const char *prop);
 char *qom_str(Ufs *u, const char *prop);
 void qom_set_str(Ufs *u, const char *prop, const char *value);
 
+void ufs_queue_write(Ufs *u, uint32_t sq, int slot, uint64_t lba);
 void write1(Ufs *u, int slot, uint64_t lba, uint8_t fill, UfsResp *r);
 uint8_t task_mgmt(Ufs *u, uint8_t func, uint8_t lun, uint8_t tag);
 

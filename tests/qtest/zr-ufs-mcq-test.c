@@ -20,18 +20,6 @@
 #include "scsi/constants.h"
 #include "zr-ufs-helpers.h"
 
-/* Operation and runtime registers of a queue (UFSHCI 4.0 5.6) */
-#define SQHP        0x00
-#define SQTP        0x04
-#define SQRTC       0x08
-#define SQCTI       0x0c
-#define SQRTS       0x10
-#define CQHP        0x1c
-#define CQTP        0x20
-#define CQIS        0x24
-
-#define QEN         (1u << 31)
-
 static Ufs *mcq_start(const char *props, uint32_t nq, uint32_t entries)
 {
     Ufs *u = ufs_start(props);
@@ -58,18 +46,6 @@ static void queue_tur(Ufs *u, uint32_t sq, int slot)
     ufs_mcq_queue(u, sq, slot);
 }
 
-static void queue_write(Ufs *u, uint32_t sq, int slot, uint64_t lba)
-{
-    uint8_t cdb[16];
-    uint8_t buf[BLK];
-
-    memset(buf, slot, sizeof(buf));
-    qtest_memwrite(u->qts, data_buf(u, slot), buf, BLK);
-    zr_cdb_rw16(cdb, WRITE_16, lba, 1);
-    prep_scsi(u, slot, 0, cdb, UFS_UTP_HOST_TO_DEVICE, BLK);
-    ufs_mcq_queue(u, sq, slot);
-}
-
 static uint32_t opr(Ufs *u, uint32_t q, uint32_t off)
 {
     return rd(u, ufs_mcq_sq_reg(q, off));
@@ -77,7 +53,7 @@ static uint32_t opr(Ufs *u, uint32_t q, uint32_t off)
 
 static void step(Ufs *u, int64_t ns)
 {
-    qtest_clock_step(u->qts, ns);
+    ufs_step(u, ns);
 }
 
 /* --- tests ------------------------------------------------------------ */
@@ -207,7 +183,7 @@ static void test_cq_wrap(void)
 /*
  * A command waiting for room in a full CQ completes into the CQ its SQ
  * named when it was fetched, even after the SQ is re-created on another
- * CQ; cleaning it up then takes it off that CQ's waiting list.
+ * CQ.  An SQ cleanup finds it done: it keeps its one CQE (OCS SUCCESS).
  */
 static void test_cq_wait_recreate(void)
 {
@@ -229,7 +205,7 @@ static void test_cq_wait_recreate(void)
     step(u, 10 * 1000 * 1000);
     g_assert_cmphex(opr(u, 0, CQTP), ==, 3 * 32);
 
-    /* SQ 1 re-created on CQ 1; then tag 5, still waiting, cleaned up */
+    /* SQ 1 re-created on CQ 1; then tag 5, done and waiting, cleaned up */
     wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), 0);
     wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 1 << 16 | size);
     u->q[1].sq_tail = 0;
@@ -249,14 +225,14 @@ static void test_cq_wait_recreate(void)
     step(u, 10 * 1000 * 1000);
     g_assert_cmphex(opr(u, 1, CQTP), ==, 3 * 32);
 
-    /* CQ 0 gets tag 4 only; CQ 1 gets its four */
-    wait_done(u, 0x3de);
+    /* CQ 0 gets tags 4 and 5; CQ 1 gets its four */
+    wait_done(u, 0x3fe);
     step(u, 10 * 1000 * 1000);
     ufs_mcq_reap(u, 0);
     ufs_mcq_reap(u, 1);
-    g_assert_cmpuint(u->q[0].cqes, ==, 4);
+    g_assert_cmpuint(u->q[0].cqes, ==, 5);
     g_assert_cmpuint(u->q[1].cqes, ==, 4);
-    g_assert_false(u->done & (1u << 5));
+    g_assert_cmphex(u->cqe_ocs[5], ==, OCS_SUCCESS);
     ufs_stop(u);
 }
 
@@ -271,6 +247,7 @@ static void test_mac(void)
         queue_tur(u, 0, i);
     }
     ufs_mcq_ring(u, 0);
+    step(u, STEP_NS);           /* fetched on the work BH */
     g_assert_cmphex(opr(u, 0, SQHP), ==, 2 * 32);
     step(u, 1000 * 1000);
     g_assert_cmphex(opr(u, 0, SQHP), ==, 4 * 32);
@@ -416,7 +393,7 @@ static void test_sq_cleanup(void)
     UfsResp r;
 
     qom_set_str(u, "start-log", "");
-    queue_write(u, 0, 7, ZONE_BLOCKS);
+    ufs_queue_write(u, 0, 7, ZONE_BLOCKS);
     ufs_mcq_ring(u, 0);
     step(u, 1000 * 1000);
     log = qom_str(u, "start-log");
@@ -424,16 +401,23 @@ static void test_sq_cleanup(void)
     g_assert_cmphex(task_mgmt(u, UFS_ABORT_TASK, 0, 7), ==,
                     UFS_UPIU_TASK_MANAGEMENT_FUNC_COMPL);
 
-    /* cleanup while running is refused */
+    /* cleanup while running: CUS with RTC 2h, "SQ not stopped" */
     wr(u, ufs_mcq_sq_reg(0, SQCTI), 7);
     wr(u, ufs_mcq_sq_reg(0, SQRTC), 2);
-    g_assert_cmphex(opr(u, 0, SQRTS) & 2, ==, 0);
+    g_assert_cmphex(opr(u, 0, SQRTS) & 0xf3, ==, 0x22);
 
     wr(u, ufs_mcq_sq_reg(0, SQRTC), 1);
     wr(u, ufs_mcq_sq_reg(0, SQRTC), opr(u, 0, SQRTC) | 2);
     g_assert_cmphex(opr(u, 0, SQRTS) & 0xf3, ==, 3);    /* SQS, CUS, RTC 0 */
     wr(u, ufs_mcq_sq_reg(0, SQRTC), 0);
     g_assert_cmphex(opr(u, 0, SQRTS) & 1, ==, 0);
+    /*
+     * The cleaned-up command completes with a CQE of OCS ABORTED (what
+     * Linux's ufshcd_mcq_abort and LU-reset paths wait for), once.
+     */
+    wait_done(u, 1u << 7);
+    g_assert_cmphex(u->cqe_ocs[7], ==, UFS_OCS_ABORTED);
+    g_assert_cmpuint(qom_u64(u, "sq-cleanups"), ==, 1);
     step(u, 100 * 1000 * 1000);
     g_assert_cmpuint(ufs_mcq_reap(u, 0), ==, 0);
     g_assert_cmpuint(qom_u64(u, "unaligned-writes"), ==, 0);
@@ -466,12 +450,12 @@ static void test_auto_hibernate(void)
     g_assert_false(rd(u, A_IS) & R_IS_UHES_MASK);
 
     qom_set_str(u, "start-log", "");
-    queue_write(u, 0, 1, ZONE_BLOCKS);
-    queue_write(u, 1, 3, 2 * ZONE_BLOCKS);
+    ufs_queue_write(u, 0, 1, ZONE_BLOCKS);
+    ufs_queue_write(u, 1, 3, 2 * ZONE_BLOCKS);
     ufs_mcq_ring(u, 0);
     ufs_mcq_ring(u, 1);
-    queue_write(u, 0, 2, ZONE_BLOCKS + 1);
-    queue_write(u, 1, 4, 2 * ZONE_BLOCKS + 1);
+    ufs_queue_write(u, 0, 2, ZONE_BLOCKS + 1);
+    ufs_queue_write(u, 1, 4, 2 * ZONE_BLOCKS + 1);
     ufs_mcq_ring(u, 0);
     ufs_mcq_ring(u, 1);
     g_assert_cmpuint(qom_u64(u, "h8-exits"), ==, 1);
@@ -504,9 +488,9 @@ static void test_zone_overlap(void)
     int slot;
 
     for (slot = 1; slot <= 3; slot++) {
-        queue_write(u, 0, slot, ZONE_BLOCKS + slot - 1);
+        ufs_queue_write(u, 0, slot, ZONE_BLOCKS + slot - 1);
     }
-    queue_write(u, 0, 4, 2 * ZONE_BLOCKS);
+    ufs_queue_write(u, 0, 4, 2 * ZONE_BLOCKS);
     ufs_mcq_ring(u, 0);
     wait_done(u, 0x1e);
     for (slot = 1; slot <= 4; slot++) {
@@ -550,11 +534,12 @@ static char *mcq_scripted(const char *policy, uint64_t *unaligned)
     int slot;
 
     qom_set_str(u, "start-log", "");
-    queue_write(u, 0, 1, ZONE_BLOCKS);
-    queue_write(u, 0, 2, ZONE_BLOCKS + 1);
-    queue_write(u, 1, 3, 2 * ZONE_BLOCKS);
-    queue_write(u, 1, 4, 2 * ZONE_BLOCKS + 1);
+    ufs_queue_write(u, 0, 1, ZONE_BLOCKS);
+    ufs_queue_write(u, 0, 2, ZONE_BLOCKS + 1);
+    ufs_queue_write(u, 1, 3, 2 * ZONE_BLOCKS);
+    ufs_queue_write(u, 1, 4, 2 * ZONE_BLOCKS + 1);
     ufs_mcq_ring(u, 0);
+    step(u, STEP_NS);       /* SQ 0 fetched, its first write started */
     ufs_mcq_ring(u, 1);
     wait_done(u, 0x1e);
     for (slot = 1; slot <= 4; slot++) {

@@ -34,7 +34,8 @@ bool zr_dispatch_init(ZrDispatch *d, const ZrDispatchConfig *cfg,
         error_setg(errp, "invalid reorder policy %d", cfg->policy);
         return false;
     }
-    if (cfg->spec != ZR_SPEC_LOWEST_SLOT && cfg->spec != ZR_SPEC_PER_QUEUE_RR) {
+    if (cfg->spec != ZR_SPEC_LOWEST_SLOT && cfg->spec != ZR_SPEC_RING_ORDER &&
+        cfg->spec != ZR_SPEC_PER_QUEUE_RR) {
         error_setg(errp, "invalid spec flavour %d", cfg->spec);
         return false;
     }

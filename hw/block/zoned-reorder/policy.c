@@ -170,13 +170,17 @@ static ZrCmd *zr_policy_pick_queue_rr(ZrDispatch *d, uint32_t burst)
 
 ZrCmd *zr_policy_pick(ZrDispatch *d, ZrPolicy policy)
 {
-    bool slots = d->cfg.spec == ZR_SPEC_LOWEST_SLOT;
+    bool slots = d->cfg.spec == ZR_SPEC_LOWEST_SLOT ||
+                 d->cfg.spec == ZR_SPEC_RING_ORDER;
 
     assert(d->nr_pending);
     switch (policy) {
     case ZR_POLICY_NONE:
         return zr_policy_pick_none(d);
     case ZR_POLICY_SPEC:
+        if (d->cfg.spec == ZR_SPEC_RING_ORDER) {
+            return zr_policy_pick_none(d);
+        }
         return slots ? zr_policy_pick_lowest_slot(d)
                      : zr_policy_pick_queue_rr(d, d->cfg.spec_burst);
     case ZR_POLICY_RR:

@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Zoned-reorder core: binds the pure service model (service.c) to one
- * QEMUTimer on QEMU_CLOCK_VIRTUAL.  This file owns only the timer and the
- * re-entrancy guard; every decision is made in zr_service_run().
+ * Zoned-reorder core: binds the pure service model (service.c) to
+ * QEMU_CLOCK_VIRTUAL.  This file owns one QEMUTimer and one bottom half;
+ * every decision is made in zr_service_run().
+ *
+ * Execution context: zr_service_run() calls the device's start and
+ * complete callbacks, which move data by DMA.  So it only ever runs in a
+ * bottom half created with the device's re-entrancy guard: the timer and
+ * zr_service_timer_kick() just schedule that BH.  A guest that aims DMA at
+ * the device's own registers then gets MEMTX_ACCESS_ERROR from the memory
+ * core instead of re-entering the device in the middle of a completion.
  */
 
 #include "qemu/osdep.h"
+#include "qemu/main-loop.h"
 #include "qemu/timer.h"
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "trace.h"
@@ -14,23 +22,18 @@ static void zr_service_timer_run(ZrServiceTimer *t)
 {
     int64_t now, next;
 
-    /* A callback kicking us again: let the outer loop take another turn. */
-    if (t->running) {
-        t->again = true;
-        return;
-    }
     t->running = true;
     do {
         t->again = false;
         now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
         next = zr_service_run(t->svc, t->dispatch, now, t->ops, t->opaque);
         /*
-         * Commands due by now (zero latency) complete in this call, not
-         * one main-loop turn later: a timer at @now would cost a wake-up
-         * per command.  Never inside zr_service_run's start loop, though:
+         * Commands due by now (zero latency) complete in this run, not one
+         * main-loop turn later: a timer at @now would cost a wake-up per
+         * command.  Never inside zr_service_run's start loop, though:
          * ops->start returns before its command can complete.
          */
-    } while (t->again || next <= now);
+    } while (!t->hold && (t->again || next <= now));
     t->running = false;
 
     if (next == ZR_SERVICE_NEVER) {
@@ -41,14 +44,30 @@ static void zr_service_timer_run(ZrServiceTimer *t)
     }
 }
 
+static void zr_service_timer_bh(void *opaque)
+{
+    ZrServiceTimer *t = opaque;
+
+    if (t->hold) {
+        /* A teardown is in progress; zr_service_timer_release() kicks. */
+        trace_zr_service_timer_held(t, t->hold);
+        t->again = true;
+        return;
+    }
+    zr_service_timer_run(t);
+}
+
+/* The timer never runs the model itself: it only schedules the BH. */
 static void zr_service_timer_cb(void *opaque)
 {
-    zr_service_timer_run(opaque);
+    ZrServiceTimer *t = opaque;
+
+    qemu_bh_schedule(t->bh);
 }
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
                            ZrDispatch *dispatch, const ZrServiceOps *ops,
-                           void *opaque)
+                           void *opaque, MemReentrancyGuard *guard)
 {
     memset(t, 0, sizeof(*t));
     t->svc = svc;
@@ -56,18 +75,46 @@ void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
     t->ops = ops;
     t->opaque = opaque;
     t->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, zr_service_timer_cb, t);
+    t->bh = qemu_bh_new_guarded(zr_service_timer_bh, t, guard);
 }
 
 void zr_service_timer_cleanup(ZrServiceTimer *t)
 {
     timer_free(t->timer);
     t->timer = NULL;
+    qemu_bh_delete(t->bh);
+    t->bh = NULL;
 }
 
-/* New commands were submitted (or the policy changed): run a step now. */
+/*
+ * New commands were submitted (or the policy changed): run a step soon,
+ * on the BH.  From inside a callback the running step takes another turn.
+ */
 void zr_service_timer_kick(ZrServiceTimer *t)
 {
-    zr_service_timer_run(t);
+    if (t->running) {
+        t->again = true;
+        return;
+    }
+    qemu_bh_schedule(t->bh);
+}
+
+/*
+ * Hold the model still while a device tears commands down (abort, clear,
+ * reset): nothing starts or completes until the matching release, even if
+ * a block-layer drain inside the teardown runs the main loop's BHs.
+ */
+void zr_service_timer_hold(ZrServiceTimer *t)
+{
+    t->hold++;
+}
+
+void zr_service_timer_release(ZrServiceTimer *t)
+{
+    assert(t->hold);
+    if (!--t->hold) {
+        zr_service_timer_kick(t);
+    }
 }
 
 /* Wake-up hook: nothing starts for @delay_ns from now (e.g. H8 exit). */
@@ -81,7 +128,10 @@ void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns)
 /*
  * Abort one command: a pending one leaves the dispatch engine, a started
  * one leaves service early (its slot is freed at once).  Neither callback
- * runs for it; returns false if the core did not hold it.
+ * runs for it, and nothing else starts here: the freed service slot is
+ * used at the next step, which the caller kicks once after its loop, so
+ * an abort loop never starts a command the same loop is about to abort.
+ * Returns false if the core did not hold @cmd.
  */
 bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd)
 {
@@ -91,7 +141,6 @@ bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd)
     if (cmd->state == ZR_CMD_STARTED) {
         zr_service_cancel(t->svc, cmd);
         zr_dispatch_complete(t->dispatch, cmd);
-        zr_service_timer_kick(t);
         return true;
     }
     return false;
@@ -104,6 +153,7 @@ bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd)
 void zr_service_timer_reset(ZrServiceTimer *t, ZrCmdFn *fn, void *opaque)
 {
     timer_del(t->timer);
+    qemu_bh_cancel(t->bh);
     zr_service_flush(t->svc);
     zr_dispatch_flush(t->dispatch, fn, opaque);
 }

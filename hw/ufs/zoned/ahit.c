@@ -3,22 +3,27 @@
  * ufs-zoned: auto-hibernate (UFSHCI 4.0 5.2.5, AHIT).
  *
  * With auto-hibernate=on, CAP.AUTOH8 is set and a non-zero AHIT timer makes
- * the link enter hibernate (H8) once the controller has had no transfer
- * request outstanding for that long.  A doorbell rung in H8 starts the
- * exit, which takes h8-exit-latency: nothing starts before it is over, so
- * every command rung meanwhile is batched and then started in the order
- * the reorder policy picks.  Autonomous transitions raise no UHES/UHXS
+ * the link enter hibernate (H8) once the controller has had no request
+ * outstanding for that long (no transfer or task management doorbell bit,
+ * no SQ entry, no command in flight).  Any request for the link in H8 --
+ * UTRLDBR, UTMRLDBR, an SQ doorbell, a UIC command -- starts the exit,
+ * which takes h8-exit-latency: nothing is fetched before it is over, so
+ * every request rung meanwhile (NOP, QUERY and W-LU ones included) waits
+ * it out and the batch is then fetched in slot-index order (legacy) or
+ * round-robin across the SQs (MCQ).  DME_HIBER_ENTER/EXIT move the same
+ * link state.  Autonomous transitions raise no UHES/UHXS
  * (Linux 6.12 treats those as failures of auto-hibernate).
  */
 
 #include "qemu/osdep.h"
 #include "qemu/timer.h"
+#include "qemu/log.h"
 #include "ufs-zoned-internal.h"
 #include "trace.h"
 
 #define AHIT_TIMER_MASK     0x3ff
 #define AHIT_SCALE_SHIFT    10
-#define AHIT_SCALE_MAX      5       /* 10 s units; 6 and 7 are reserved */
+#define AHIT_SCALE_MAX      5       /* 100 ms units; 6 and 7 are reserved */
 
 /* The idle time AHIT asks for, in ns; 0 = auto-hibernate off. */
 static int64_t ufs_zoned_ahit_ns(UfsZonedState *s)
@@ -36,6 +41,47 @@ static int64_t ufs_zoned_ahit_ns(UfsZonedState *s)
     return ns;
 }
 
+/* The link carries requests: not in H8 and no exit under way. */
+bool ufs_zoned_link_ready(UfsZonedState *s)
+{
+    return !s->h8 &&
+           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->h8_exit_end_ns;
+}
+
+/* Enter H8, autonomously or by DME_HIBER_ENTER. */
+void ufs_zoned_h8_enter(UfsZonedState *s)
+{
+    if (s->h8) {
+        return;
+    }
+    if (s->ahit_timer) {
+        timer_del(s->ahit_timer);
+    }
+    s->h8 = true;
+    s->h8_entries++;
+    trace_ufs_zoned_h8_enter(s->h8_entries);
+}
+
+/*
+ * Start leaving H8: the link carries nothing for h8-exit-latency, so
+ * whatever is rung meanwhile is fetched when the exit is over.
+ */
+void ufs_zoned_h8_exit(UfsZonedState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+    if (!s->h8) {
+        return;
+    }
+    s->h8 = false;
+    s->h8_exits++;
+    s->h8_exit_end_ns = now + s->h8_exit_latency_ns;
+    trace_ufs_zoned_h8_exit(s->h8_exits, s->h8_exit_latency_ns);
+    zr_service_timer_delay_starts(&s->sched, s->h8_exit_latency_ns);
+    timer_mod(s->h8_exit_timer, s->h8_exit_end_ns);
+}
+
+/* Timers only change state and schedule the work BH. */
 static void ufs_zoned_ahit_expired(void *opaque)
 {
     UfsZonedState *s = opaque;
@@ -43,9 +89,15 @@ static void ufs_zoned_ahit_expired(void *opaque)
     if (s->h8 || !s->link_up || !ufs_zoned_idle(s) || !ufs_zoned_ahit_ns(s)) {
         return;
     }
-    s->h8 = true;
-    s->h8_entries++;
-    trace_ufs_zoned_h8_enter(s->h8_entries);
+    ufs_zoned_h8_enter(s);
+}
+
+static void ufs_zoned_h8_exit_done(void *opaque)
+{
+    UfsZonedState *s = opaque;
+
+    trace_ufs_zoned_h8_exit_done();
+    ufs_zoned_schedule(s);
 }
 
 /* The controller went idle (or AHIT changed): (re)arm the idle timer. */
@@ -63,37 +115,59 @@ void ufs_zoned_ahit_idle(UfsZonedState *s)
     timer_mod(s->ahit_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
 }
 
-/* A doorbell: leave H8 first; nothing starts until the exit is over. */
+/*
+ * A request for the link (a transfer or task management doorbell, an SQ
+ * doorbell, a UIC command): leave H8 first.
+ */
 void ufs_zoned_ahit_busy(UfsZonedState *s)
 {
     if (s->ahit_timer) {
         timer_del(s->ahit_timer);
     }
-    if (!s->h8) {
+    ufs_zoned_h8_exit(s);
+}
+
+/*
+ * AHIT (5.2.5) exists only with CAP.AUTOH8 = 1; otherwise it is reserved:
+ * writes are ignored and it reads 0.  AHIT = 0 disables auto-hibernate
+ * and brings the link out of an autonomous H8.
+ */
+void ufs_zoned_ahit_write(UfsZonedState *s, uint32_t val)
+{
+    if (!s->auto_hibernate) {
+        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: AHIT written, but "
+                      "CAP.AUTOH8 = 0 (auto-hibernate=off): reserved\n");
         return;
     }
-    s->h8 = false;
-    s->h8_exits++;
-    trace_ufs_zoned_h8_exit(s->h8_exits, s->h8_exit_latency_ns);
-    zr_service_timer_delay_starts(&s->sched, s->h8_exit_latency_ns);
+    s->reg.ahit = val & (AHIT_TIMER_MASK | (7u << AHIT_SCALE_SHIFT));
+    if (!ufs_zoned_ahit_ns(s)) {
+        ufs_zoned_h8_exit(s);
+    }
+    ufs_zoned_ahit_idle(s);
 }
 
 void ufs_zoned_ahit_init(UfsZonedState *s)
 {
     s->ahit_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ufs_zoned_ahit_expired,
                                  s);
+    s->h8_exit_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                    ufs_zoned_h8_exit_done, s);
 }
 
 void ufs_zoned_ahit_cleanup(UfsZonedState *s)
 {
     timer_free(s->ahit_timer);
     s->ahit_timer = NULL;
+    timer_free(s->h8_exit_timer);
+    s->h8_exit_timer = NULL;
 }
 
 void ufs_zoned_ahit_reset(UfsZonedState *s)
 {
     if (s->ahit_timer) {
         timer_del(s->ahit_timer);
+        timer_del(s->h8_exit_timer);
     }
     s->h8 = false;
+    s->h8_exit_end_ns = 0;
 }

@@ -16,9 +16,11 @@
  * CQIS.TEPS and IS.CQES.  The reorder policy's `spec` keeps each SQ in
  * order and takes SQs round-robin.  A full CQ holds completions back until
  * the host moves CQHP.  SQRTC stops and starts fetching; an SQ cleanup
- * (SQRTC.ICU with SQCTI naming LUN and task tag) drops the command from
- * the controller without a CQE, like UTRLCLR in legacy mode.  An entry
- * the host nullified (command type Fh) is skipped.
+ * (SQRTC.ICU with SQCTI naming LUN and task tag) stops the command and
+ * completes it with a CQE of OCS ABORTED, then sets SQRTS.CUS; on a
+ * running SQ it sets CUS with RTC "SQ not stopped" instead.  An entry the
+ * host nullified (command type Fh) is skipped.  Doorbells only record the
+ * new pointers: fetching and CQ posting run on the work BH (work.c).
  *
  * IS.CQES is the OR of the CQs' enabled CQIS bits: it drops when the host
  * clears CQIS, so the INTx line is a level, as the spec's status bits are.
@@ -56,6 +58,10 @@
 #define SQRTC_ICU       BIT(1)      /* initiate cleanup */
 #define SQRTS_SQS       BIT(0)      /* stopped */
 #define SQRTS_CUS       BIT(1)      /* cleanup done */
+#define SQRTS_RTC_SHIFT 4           /* return code of the cleanup, 7:4 */
+#define SQRTS_RTC_MASK  (0xfu << SQRTS_RTC_SHIFT)
+#define SQRTS_RTC_OK            0x0
+#define SQRTS_RTC_NOT_STOPPED   0x2
 
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s)
 {
@@ -159,8 +165,12 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
            at * UFSZ_MCQ_ENTRY_SIZE;
     sq->head = (at + 1) % ufs_zoned_mcq_entries(attr);
     if (pci_dma_read(PCI_DEVICE(s), addr, &utrd, sizeof(utrd)) != MEMTX_OK) {
+        /*
+         * No UTRD, so no UCD address a CQE could name: a system bus
+         * error (IS.SBFES), which Linux answers with a host reset.
+         */
         ufs_zoned_mcq_guest_error(q, "SQ entry not readable");
-        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+        ufs_zoned_raise(s, R_IS_SBFES_MASK);
         return true;
     }
     if (le32_to_cpu(utrd.header.dword_0) >> 28 == UFSZ_CT_NULLIFIED) {
@@ -169,7 +179,6 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
     }
     trace_ufs_zoned_mcq_fetch(q, at, index);
     s->mcq_active++;
-    ufs_zoned_ahit_busy(s);
     req = ufs_zoned_req_init(s, index, q, 0);
     /* The SQ may be re-created on another CQ before this completes. */
     req->cq = ufs_zoned_sq_cqid(s, q);
@@ -178,11 +187,12 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
 }
 
 /*
- * Fetch what the SQs hold, one entry a queue a round.  Completions that
- * free capacity while this runs (NOP, QUERY, errors) ask for another pass
- * instead of recursing.
+ * Fetch what the SQs hold, one entry a queue a round (work BH).
+ * Completions that free capacity while this runs (NOP, QUERY, errors) ask
+ * for another pass instead of recursing.  Nothing is fetched while the
+ * link leaves hibernate: the exit's end schedules the work BH again.
  */
-static void ufs_zoned_mcq_fetch(UfsZonedState *s)
+static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
 {
     bool progress;
     uint32_t q;
@@ -191,21 +201,48 @@ static void ufs_zoned_mcq_fetch(UfsZonedState *s)
         s->mcq_fetch_again = true;
         return;
     }
-    if (!ufs_zoned_mcq_on(s)) {
-        return;
-    }
     s->mcq_fetching = true;
     do {
         s->mcq_fetch_again = false;
         do {
             progress = false;
-            for (q = 0; q < s->mcq_queues; q++) {
+            for (q = 0; q < s->mcq_queues && !s->teardown; q++) {
                 progress |= ufs_zoned_mcq_fetch_one(s, q);
             }
         } while (progress);
-    } while (s->mcq_fetch_again);
+    } while (s->mcq_fetch_again && !s->teardown);
     s->mcq_fetching = false;
-    zr_service_timer_kick(&s->sched);
+}
+
+/* Something may be fetchable now: let the work BH look. */
+void ufs_zoned_mcq_fetch(UfsZonedState *s)
+{
+    s->mcq_fetch_pending = true;
+    ufs_zoned_schedule(s);
+}
+
+/* Entries wait in a running SQ (the controller is not idle). */
+bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
+{
+    uint32_t q;
+
+    if (!ufs_zoned_mcq_on(s)) {
+        return false;
+    }
+    for (q = 0; q < s->mcq_queues; q++) {
+        if (ufs_zoned_sq_enabled(s, q) && !(s->sq[q].rtc & SQRTC_ST) &&
+            s->sq[q].head != s->sq[q].tail) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A reset begins: nothing is fetched from here on. */
+void ufs_zoned_mcq_stop_all(UfsZonedState *s)
+{
+    s->reg.config &= ~R_CONFIG_QT_MASK;
+    s->mcq_fetch_pending = false;
 }
 
 /* --- completion queue entries ----------------------------------------- */
@@ -243,13 +280,15 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
     hwaddr addr = ufs_zoned_mcq_base(s->mcq_cfg[c].cqlba,
                                      s->mcq_cfg[c].cquba) +
                   cq->tail * UFSZ_MCQ_ENTRY_SIZE;
+    /* Sized before the DMA: the queue's registers are read only once. */
+    uint32_t entries = ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
 
     trace_ufs_zoned_mcq_cqe(c, cq->tail, req->sq, req->tag, req->ocs);
     if (pci_dma_write(PCI_DEVICE(s), addr, &cqe, sizeof(cqe)) != MEMTX_OK) {
         ufs_zoned_mcq_guest_error(c, "CQ entry not writable");
-        ufs_zoned_raise(s, R_IS_UTPES_MASK);
-    } else {
-        cq->tail = (cq->tail + 1) % ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
+        ufs_zoned_raise(s, R_IS_SBFES_MASK);
+    } else if (entries && ufs_zoned_cq_enabled(s, c)) {
+        cq->tail = (cq->tail + 1) % entries;
         cq->is |= R_CQIS_TEPS_MASK;
     }
     ufs_zoned_mcq_req_free(s, req);
@@ -276,23 +315,64 @@ void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
     ufs_zoned_mcq_fetch(s);
 }
 
-/* The host consumed CQEs: post those that waited for room. */
+/* The host consumed CQEs: post those that waited for room (work BH). */
 static void ufs_zoned_cq_drain(UfsZonedState *s, uint32_t c)
 {
     UfsZonedCq *cq = &s->cq[c];
     UfsZonedReq *req;
+    bool posted = false;
 
-    while ((req = QTAILQ_FIRST(&cq->waiting)) && !ufs_zoned_cq_full(s, c)) {
+    while (ufs_zoned_cq_enabled(s, c) && !s->teardown &&
+           (req = QTAILQ_FIRST(&cq->waiting)) && !ufs_zoned_cq_full(s, c)) {
         QTAILQ_REMOVE(&cq->waiting, req, cq_wait);
         req->cq_waiting = false;
         ufs_zoned_cq_post(s, c, req);
+        posted = true;
     }
-    ufs_zoned_mcq_fetch(s);
+    if (posted) {
+        ufs_zoned_mcq_fetch(s);
+    }
+}
+
+/* MCQ part of the work BH: fetch, then post what waited for CQ room. */
+void ufs_zoned_mcq_work(UfsZonedState *s)
+{
+    uint32_t c;
+
+    if (!s->mcq) {
+        return;
+    }
+    if (s->mcq_fetch_pending && ufs_zoned_mcq_on(s) &&
+        ufs_zoned_link_ready(s)) {
+        s->mcq_fetch_pending = false;
+        ufs_zoned_mcq_fetch_run(s);
+    }
+    for (c = 0; c < s->mcq_queues && !s->teardown; c++) {
+        if (!QTAILQ_EMPTY(&s->cq[c].waiting)) {
+            ufs_zoned_cq_drain(s, c);
+        }
+    }
+    if (ufs_zoned_idle(s)) {
+        ufs_zoned_ahit_idle(s);
+    }
 }
 
 /* --- SQ runtime control: stop, start, cleanup -------------------------- */
 
-/* SQCTI names the command: LUN in bits 15:8, task tag in 7:0. */
+static void ufs_zoned_sq_cleanup_done(UfsZonedSq *sq, uint32_t rtc)
+{
+    sq->rts = (sq->rts & ~SQRTS_RTC_MASK) | SQRTS_CUS |
+              (rtc << SQRTS_RTC_SHIFT);
+}
+
+/*
+ * SQ cleanup (UFSHCI 4.0 5.5, SQRTC.ICU): SQCTI names the command, LUN in
+ * bits 15:8 and task tag in 7:0.  The command leaves the controller and
+ * its LU and completes with a CQE of OCS ABORTED, posted by the work BH;
+ * Linux's ufshcd_mcq_abort, LU reset and abort-all paths wait for that
+ * CQE.  A command already done and waiting for CQ room keeps its own CQE.
+ * The SQ must be stopped: otherwise CUS with RTC "SQ not stopped".
+ */
 static void ufs_zoned_sq_cleanup(UfsZonedState *s, uint32_t q)
 {
     UfsZonedSq *sq = &s->sq[q];
@@ -302,24 +382,26 @@ static void ufs_zoned_sq_cleanup(UfsZonedState *s, uint32_t q)
 
     if (!(sq->rts & SQRTS_SQS)) {
         ufs_zoned_mcq_guest_error(q, "cleanup requested while the SQ runs");
+        ufs_zoned_sq_cleanup_done(sq, SQRTS_RTC_NOT_STOPPED);
+        trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, false,
+                                       SQRTS_RTC_NOT_STOPPED);
         return;
     }
+    ufs_zoned_teardown_begin(s);
     for (i = UFSZ_NUTRS; i < UFSZ_NR_REQS; i++) {
         UfsZonedReq *req = &s->req[i];
 
-        if (req->busy && req->sq == q && req->tag == tag &&
-            req->upiu.header.lun == lun) {
-            ufs_zoned_slot_clear(s, i);
+        if (req->busy && !req->stopping && req->sq == q &&
+            req->tag == tag && req->upiu.header.lun == lun) {
             found = true;
+            if (!req->responded) {
+                ufs_zoned_req_complete_aborted(req);
+            }
         }
     }
-    trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, found);
-    sq->rts |= SQRTS_CUS;       /* RTC (bits 7:4) 0: cleaned up */
-    if (found) {
-        if (ufs_zoned_idle(s)) {
-            ufs_zoned_ahit_idle(s);
-        }
-    }
+    ufs_zoned_teardown_end(s);
+    trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, found, SQRTS_RTC_OK);
+    ufs_zoned_sq_cleanup_done(sq, SQRTS_RTC_OK);
 }
 
 static void ufs_zoned_sq_rtc(UfsZonedState *s, uint32_t q, uint32_t val)
@@ -332,7 +414,7 @@ static void ufs_zoned_sq_rtc(UfsZonedState *s, uint32_t q, uint32_t val)
         trace_ufs_zoned_mcq_sq_stop(q, true);
     }
     if (val & SQRTC_ICU) {
-        sq->rts &= ~(SQRTS_CUS | 0xf0);
+        sq->rts &= ~(SQRTS_CUS | SQRTS_RTC_MASK);
         ufs_zoned_sq_cleanup(s, q);
     }
     if (!(val & SQRTC_ST) && (sq->rts & SQRTS_SQS)) {
@@ -375,6 +457,7 @@ static void ufs_zoned_sq_doorbell(UfsZonedState *s, uint32_t q, uint32_t val)
                                   "legacy doorbell; fetched once MCQ is on");
         return;
     }
+    ufs_zoned_ahit_busy(s);
     ufs_zoned_mcq_fetch(s);
 }
 
@@ -389,7 +472,9 @@ static void ufs_zoned_cq_doorbell(UfsZonedState *s, uint32_t c, uint32_t val)
     }
     s->cq[c].head = val / UFSZ_MCQ_ENTRY_SIZE;
     trace_ufs_zoned_mcq_cq_head(c, s->cq[c].head);
-    ufs_zoned_cq_drain(s, c);
+    if (!QTAILQ_EMPTY(&s->cq[c].waiting)) {
+        ufs_zoned_schedule(s);
+    }
 }
 
 /* --- queue configuration ----------------------------------------------- */
@@ -444,6 +529,27 @@ static void ufs_zoned_sqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
                                                              cfg->squba));
 }
 
+/*
+ * A CQ is disabled with completions still waiting for room: the host gave
+ * them up, so they are dropped, and their contexts with them -- a CQ
+ * enabled again starts empty, never behind stale waiters.
+ */
+static void ufs_zoned_cq_disable(UfsZonedState *s, uint32_t c)
+{
+    UfsZonedReq *req;
+
+    if (QTAILQ_EMPTY(&s->cq[c].waiting)) {
+        return;
+    }
+    ufs_zoned_mcq_guest_error(c, "CQ disabled with completions waiting; "
+                              "they are dropped");
+    ufs_zoned_teardown_begin(s);
+    while ((req = QTAILQ_FIRST(&s->cq[c].waiting))) {
+        ufs_zoned_req_drop(s, req);
+    }
+    ufs_zoned_teardown_end(s);
+}
+
 static void ufs_zoned_cqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
 {
     UfsMcqReg *cfg = &s->mcq_cfg[q];
@@ -460,6 +566,9 @@ static void ufs_zoned_cqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
         ufs_zoned_mcq_guest_error(q, "CQATTR changed while the CQ is "
                                   "enabled; ignored");
         return;
+    }
+    if (was && !FIELD_EX32(val, CQATTR, CQEN)) {
+        ufs_zoned_cq_disable(s, q);
     }
     cfg->cqattr = val;
     if (!was && FIELD_EX32(val, CQATTR, CQEN)) {

@@ -73,10 +73,14 @@ static void ufs_zoned_hce_write(UfsZonedState *s, uint32_t val)
         s->reg.hcs = R_HCS_UCRDY_MASK;
         trace_ufs_zoned_hce(true);
     } else if (!enable && (s->reg.hce & R_HCE_HCE_MASK)) {
-        /* Disabling resets the host controller, lists and link. */
+        /*
+         * Disabling resets the host controller, its lists and the link
+         * (5.3.5), atomically (ufs_zoned_utp_reset).  The UFS device is
+         * not reset: its flags and attributes keep their values.
+         */
         trace_ufs_zoned_hce(false);
+        s->host_resets++;
         ufs_zoned_utp_reset(s);
-        ufs_zoned_query_reset(s);
         ufs_zoned_ahit_reset(s);
         ufs_zoned_regs_reset(s);
         ufs_zoned_irq_update(s);
@@ -121,8 +125,7 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         ufs_zoned_irq_update(s);
         break;
     case A_AHIT:
-        s->reg.ahit = val & 0x1fff;
-        ufs_zoned_ahit_idle(s);
+        ufs_zoned_ahit_write(s, val);
         break;
     case A_UTRIACR:
         s->reg.utriacr = val & 0x81111fff;
@@ -155,7 +158,7 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         ufs_zoned_utmrl_doorbell(s, val);
         break;
     case A_UTMRLCLR:
-        s->reg.utmrldbr &= val;
+        ufs_zoned_utmrl_clear(s, val);
         break;
     case A_UTRLCNR:
         s->reg.utrlcnr &= ~val;

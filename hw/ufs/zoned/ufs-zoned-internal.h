@@ -3,6 +3,7 @@
  * ufs-zoned internals: which file owns what.
  *
  *   ufs-zoned.c  QOM type, properties, realize, reset, BAR0, default LU
+ *   work.c       the guarded work BH every DMA runs on; teardown holds
  *   ahit.c       auto-hibernate: the AHIT idle timer, H8 entry and exit
  *   regs.c       the register file (BAR0 reads/writes), interrupts
  *   uic.c        UIC commands and the DME attributes Linux reads
@@ -18,6 +19,212 @@
 #define HW_UFS_ZONED_INTERNAL_H
 
 #include "hw/ufs/ufs-zoned.h"
+#include "hw/scsi/scsi.h"
+#include "block/ufs.h"
+#include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/service.h"
+#include "hw/block/zoned-reorder/service-timer.h"
+
+#define UFSZ_NUTRS              32      /* transfer request slots */
+#define UFSZ_NUTMRS             8       /* task management slots */
+#define UFSZ_MAX_LUS            32      /* bMaxNumberLU = 1 */
+#define UFSZ_START_LOG          32      /* remembered start order */
+#define UFSZ_LUN_SHIFT          48      /* dispatch engine LBA: LUN << 48 */
+#define UFSZ_LBA(zr_lba)        ((zr_lba) & ((1ULL << UFSZ_LUN_SHIFT) - 1))
+
+/*
+ * MCQ (UFSHCI 4.0 5.5, 5.6): queue configuration registers at
+ * QCFGPTR * 0x200, 0x40 per queue; the operation and runtime registers
+ * (SQ/CQ doorbells, interrupt status) at UFSZ_MCQ_OPR_BASE, 48 bytes per
+ * queue, the stride Linux's qemu-pci glue assumes.
+ */
+#define UFSZ_MCQ_MAX_QUEUES     32
+#define UFSZ_MCQ_DEFAULT_QUEUES 4
+#define UFSZ_MCQ_MAC            64      /* max active commands */
+#define UFSZ_MCQ_QCFGPTR        2       /* queue config at 0x400 */
+#define UFSZ_MCQ_CFG_BASE       (UFSZ_MCQ_QCFGPTR * 0x200)
+#define UFSZ_MCQ_CFG_STRIDE     0x40
+#define UFSZ_MCQ_OPR_BASE       0x1000
+#define UFSZ_MCQ_OPR_STRIDE     48
+#define UFSZ_BAR0_SIZE          0x2000
+
+/* All request contexts: the legacy slots, then the MCQ active commands */
+#define UFSZ_NR_REQS            (UFSZ_NUTRS + UFSZ_MCQ_MAC)
+
+/* Service-model defaults (documented in ufs-zoned.rst) */
+#define UFSZ_DEFAULT_LAT_READ_NS    80000
+#define UFSZ_DEFAULT_LAT_WRITE_NS   40000
+#define UFSZ_DEFAULT_LAT_OTHER_NS   10000
+#define UFSZ_DEFAULT_MAX_PARALLEL   8
+#define UFSZ_DEFAULT_H8_EXIT_NS     200000
+#define UFSZ_MAX_H8_EXIT_NS         1000000000ULL
+
+/*
+ * One transfer request in the controller (utp.c): a legacy doorbell slot
+ * (index < UFSZ_NUTRS, sq < 0) or an entry fetched from an MCQ
+ * submission queue (mcq.c).
+ */
+typedef struct UfsZonedReq {
+    UfsZonedState *s;
+    uint32_t slot;              /* index in UfsZonedState.req */
+    int32_t sq;                 /* MCQ submission queue, or -1 */
+    uint32_t cq;                /* MCQ: the CQ its SQ named at fetch */
+    uint32_t tag;               /* legacy slot, or the UPIU task tag */
+    bool busy;                  /* rung/fetched, not yet released */
+    bool stopping;              /* being torn down: never reused */
+    bool aborted;               /* by task management; awaits a clear */
+    bool xfer_pending;          /* the LU asked for data: work BH moves it */
+    uint32_t xfer_len;
+    bool finish_pending;        /* the LU finished: work BH completes it */
+    bool responded;             /* response written; at most a CQE left */
+    ZrCmd zr;
+    UtpTransferReqDesc utrd;    /* as read, for the MCQ CQE */
+    bool cq_waiting;            /* MCQ: done, waiting for CQ space */
+    QTAILQ_ENTRY(UfsZonedReq) cq_wait;
+
+    hwaddr ucd_addr;
+    hwaddr rsp_addr;
+    uint32_t rsp_len;
+    uint32_t dd;                /* UTRD data direction */
+    UtpUpiuReq upiu;            /* the request UPIU as read */
+    UfshcdSgEntry *prdt;        /* host-endian addr/size (bytes) */
+    uint32_t prdt_n;
+    uint64_t prdt_bytes;
+    uint64_t xfer_off;          /* bytes moved so far */
+    bool dma_error;
+
+    SCSIRequest *sreq;          /* our reference, held until the end */
+    bool scsi_done;
+    bool svc_done;
+    uint8_t ocs;
+    uint8_t status;
+    uint8_t sense[UFS_SENSE_SIZE];
+    uint32_t sense_len;
+    uint32_t resid;
+    bool overflow;              /* the command wanted more than EDTL */
+    uint64_t overflow_bytes;
+    bool short_data_out;        /* host gave less data-out than needed */
+    bool stalled;               /* x-stall-*: never handed to its LU */
+} UfsZonedReq;
+
+/* One MCQ submission queue (mcq.c) */
+typedef struct UfsZonedSq {
+    uint32_t head;              /* entries */
+    uint32_t tail;
+    uint32_t rtc;               /* SQRTC */
+    uint32_t cti;               /* SQCTI */
+    uint32_t rts;               /* SQRTS */
+    uint32_t is;
+    uint32_t ie;
+} UfsZonedSq;
+
+/* One MCQ completion queue (mcq.c) */
+typedef struct UfsZonedCq {
+    uint32_t head;              /* entries */
+    uint32_t tail;
+    uint32_t is;                /* CQIS */
+    uint32_t ie;                /* CQIE */
+    uint32_t iacr;
+    QTAILQ_HEAD(, UfsZonedReq) waiting;     /* done, CQ was full */
+} UfsZonedCq;
+
+struct UfsZonedState {
+    PCIDevice parent_obj;
+    MemoryRegion iomem;
+    SCSIBus bus;
+
+    /* Properties */
+    char *mode;
+    bool mcq;                   /* mode=mcq: CAP.MCQS=1 */
+    uint32_t mcq_queues;
+    ZrPolicy policy;
+    uint64_t seed;
+    uint64_t lat_read_ns;
+    uint64_t lat_write_ns;
+    uint64_t lat_other_ns;
+    uint32_t max_parallel;
+    bool default_lu;
+    bool auto_hibernate;
+    uint64_t h8_exit_latency_ns;
+    uint32_t stall_every;       /* x-stall-*: commands held unanswered */
+    uint64_t stall_lba;
+    uint64_t stall_blocks;
+    uint32_t stall_max;
+
+    /* Registers (regs.c) */
+    UfsReg reg;
+    uint32_t utrldbr;
+
+    /*
+     * Deferred work (work.c): the MMIO handlers, the timers and the SCSI
+     * callbacks only record what is to be done and schedule work_bh,
+     * which runs under the device's re-entrancy guard.
+     */
+    QEMUBH *work_bh;
+    bool work_running;
+    bool work_again;
+    unsigned teardown;          /* aborts/clears/resets in progress */
+    uint32_t rings[UFSZ_NUTRS]; /* legacy doorbell writes not yet fetched */
+    uint32_t nr_rings;
+    uint32_t utmrl_pending;     /* rung task management slots */
+    bool mcq_fetch_pending;
+
+    /* UIC (uic.c) */
+    bool link_up;
+
+    /* Auto-hibernate (ahit.c) */
+    QEMUTimer *ahit_timer;
+    QEMUTimer *h8_exit_timer;   /* schedules work_bh when an exit ends */
+    bool h8;                    /* link in hibernate */
+    int64_t h8_exit_end_ns;     /* link usable from then on */
+    uint64_t h8_entries;
+    uint64_t h8_exits;
+
+    /* Device state seen through queries (query.c) */
+    bool fdeviceinit;
+    bool fpoweronwpen;
+    bool fbkopsen;
+    uint8_t active_icc_level;
+    uint16_t ee_control;
+    uint8_t max_num_rtt;
+    uint32_t seconds_passed;
+
+    /* MCQ (mcq.c): the config registers, then each queue's run state */
+    UfsMcqReg mcq_cfg[UFSZ_MCQ_MAX_QUEUES];
+    UfsZonedSq sq[UFSZ_MCQ_MAX_QUEUES];
+    UfsZonedCq cq[UFSZ_MCQ_MAX_QUEUES];
+    uint32_t mcq_active;        /* fetched MCQ commands not yet freed */
+    bool mcq_fetching;
+    bool mcq_fetch_again;
+
+    /* Transfer requests (utp.c) */
+    UfsZonedReq req[UFSZ_NR_REQS];
+    ZrDispatch dispatch;
+    ZrService svc;
+    ZrServiceTimer sched;
+
+    /* Counters, readable with qom-get */
+    uint64_t unaligned_writes;
+    uint64_t unaligned_lu[UFSZ_MAX_LUS];
+    uint64_t lu_commands;       /* SCSI commands started to an LU */
+    uint64_t stalled;
+    uint64_t tm_aborts;
+    uint64_t cleared;
+    uint64_t sq_cleanups;
+    uint64_t host_resets;
+    uint32_t start_log[UFSZ_START_LOG];
+    uint32_t start_log_n;
+
+    Notifier machine_done;
+};
+
+
+/* work.c */
+void ufs_zoned_work_init(UfsZonedState *s);
+void ufs_zoned_work_cleanup(UfsZonedState *s);
+void ufs_zoned_schedule(UfsZonedState *s);
+void ufs_zoned_teardown_begin(UfsZonedState *s);
+void ufs_zoned_teardown_end(UfsZonedState *s);
 
 /* regs.c */
 extern const MemoryRegionOps ufs_zoned_mmio_ops;
@@ -32,6 +239,10 @@ void ufs_zoned_ahit_cleanup(UfsZonedState *s);
 void ufs_zoned_ahit_reset(UfsZonedState *s);
 void ufs_zoned_ahit_idle(UfsZonedState *s);
 void ufs_zoned_ahit_busy(UfsZonedState *s);
+bool ufs_zoned_link_ready(UfsZonedState *s);
+void ufs_zoned_ahit_write(UfsZonedState *s, uint32_t val);
+void ufs_zoned_h8_exit(UfsZonedState *s);
+void ufs_zoned_h8_enter(UfsZonedState *s);
 
 /* uic.c */
 void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd);
@@ -45,10 +256,13 @@ UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
 hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd);
 void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd);
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
+void ufs_zoned_utrl_fetch(UfsZonedState *s);
+void ufs_zoned_utp_work(UfsZonedState *s);
+void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req);
+void ufs_zoned_req_complete_aborted(UfsZonedReq *req);
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utp_reset(UfsZonedState *s);
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
-void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
@@ -57,11 +271,17 @@ bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_mcq_req_free(UfsZonedState *s, UfsZonedReq *req);
+void ufs_zoned_mcq_fetch(UfsZonedState *s);
+bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s);
+void ufs_zoned_mcq_stop_all(UfsZonedState *s);
+void ufs_zoned_mcq_work(UfsZonedState *s);
 void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val);
 void ufs_zoned_mcq_reset(UfsZonedState *s);
 
 /* tm.c */
 void ufs_zoned_utmrl_doorbell(UfsZonedState *s, uint32_t val);
+void ufs_zoned_utmrl_clear(UfsZonedState *s, uint32_t val);
+void ufs_zoned_utmrl_work(UfsZonedState *s);
 
 /* query.c: fills @rsp (header already copied) from the request @req. */
 void ufs_zoned_query(UfsZonedState *s, const UtpUpiuReq *req,

@@ -35,6 +35,12 @@ static bool ufs_zoned_check_props(UfsZonedState *s, Error **errp)
                    UFSZ_MCQ_MAX_QUEUES, s->mcq_queues);
         return false;
     }
+    if (s->h8_exit_latency_ns > UFSZ_MAX_H8_EXIT_NS) {
+        error_setg(errp, "ufs-zoned: h8-exit-latency must be at most %llu ns"
+                   " (1 s), not %" PRIu64, UFSZ_MAX_H8_EXIT_NS,
+                   s->h8_exit_latency_ns);
+        return false;
+    }
     return true;
 }
 
@@ -108,11 +114,12 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
         return;
     }
     /*
-     * Legacy: one doorbell, `spec` = lowest slot first.  MCQ: `spec` keeps
-     * each SQ in order and takes the SQs round-robin (MCQCAP.RRP); legacy
+     * Legacy: one doorbell forwarded ring by ring (`spec` = arrival order;
+     * the H8 batching reorders at fetch, utp.c).  MCQ: `spec` keeps each
+     * SQ in order and takes the SQs round-robin (MCQCAP.RRP); legacy
      * doorbell commands during bring-up count as SQ 0.
      */
-    dcfg.spec = s->mcq ? ZR_SPEC_PER_QUEUE_RR : ZR_SPEC_LOWEST_SLOT;
+    dcfg.spec = s->mcq ? ZR_SPEC_PER_QUEUE_RR : ZR_SPEC_RING_ORDER;
     dcfg.nr_queues = s->mcq ? s->mcq_queues : 1;
     ufs_zoned_service_config(s, &scfg);
     if (!zr_service_init(&s->svc, &scfg, errp)) {
@@ -121,8 +128,11 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     if (!zr_dispatch_init(&s->dispatch, &dcfg, errp)) {
         return;
     }
+    /* All DMA runs on BHs under the device's own re-entrancy guard. */
     zr_service_timer_init(&s->sched, &s->svc, &s->dispatch,
-                          &ufs_zoned_service_ops, s);
+                          &ufs_zoned_service_ops, s,
+                          &DEVICE(s)->mem_reentrancy_guard);
+    ufs_zoned_work_init(s);
     ufs_zoned_ahit_init(s);
 
     pci->config[PCI_INTERRUPT_PIN] = 1;
@@ -151,6 +161,7 @@ static void ufs_zoned_exit(PCIDevice *pci)
     qemu_remove_machine_init_done_notifier(&s->machine_done);
     ufs_zoned_utp_reset(s);
     zr_service_timer_cleanup(&s->sched);
+    ufs_zoned_work_cleanup(s);
     ufs_zoned_ahit_cleanup(s);
     zr_dispatch_cleanup(&s->dispatch);
 }
@@ -200,7 +211,17 @@ static const struct {
     { "h8-entries", offsetof(UfsZonedState, h8_entries),
       "autonomous hibernate (H8) entries" },
     { "h8-exits", offsetof(UfsZonedState, h8_exits),
-      "H8 exits started by a doorbell" },
+      "H8 exits started by a request for the link" },
+    { "stalled", offsetof(UfsZonedState, stalled),
+      "commands x-stall-* held without an answer" },
+    { "tm-aborts", offsetof(UfsZonedState, tm_aborts),
+      "commands aborted by task management (ABORT TASK, ... LU RESET)" },
+    { "cleared", offsetof(UfsZonedState, cleared),
+      "commands dropped by UTRLCLR or a reset" },
+    { "sq-cleanups", offsetof(UfsZonedState, sq_cleanups),
+      "MCQ SQ cleanups that completed a command with OCS ABORTED" },
+    { "host-resets", offsetof(UfsZonedState, host_resets),
+      "host controller resets (HCE 1 to 0)" },
     { "zone-write-overlaps",
       offsetof(UfsZonedState, dispatch.stats.zone_write_overlaps),
       "writes started while another write to their zone was in service" },
@@ -295,6 +316,10 @@ static const Property ufs_zoned_props[] = {
     DEFINE_PROP_BOOL("auto-hibernate", UfsZonedState, auto_hibernate, false),
     DEFINE_PROP_UINT64("h8-exit-latency", UfsZonedState, h8_exit_latency_ns,
                        UFSZ_DEFAULT_H8_EXIT_NS),
+    DEFINE_PROP_UINT32("x-stall-every", UfsZonedState, stall_every, 0),
+    DEFINE_PROP_UINT64("x-stall-lba", UfsZonedState, stall_lba, 0),
+    DEFINE_PROP_UINT64("x-stall-blocks", UfsZonedState, stall_blocks, 0),
+    DEFINE_PROP_UINT32("x-stall-max", UfsZonedState, stall_max, 0),
 };
 
 static const VMStateDescription ufs_zoned_vmstate = {
@@ -340,14 +365,26 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "auto-hibernate",
         "CAP.AUTOH8: the link enters H8 after AHIT of idleness");
     object_class_property_set_description(oc, "h8-exit-latency",
-        "ns from a doorbell in H8 until commands may start");
+        "ns from a request for the link in H8 until it carries requests "
+        "(at most 1 s)");
+    object_class_property_set_description(oc, "x-stall-every",
+        "test only: hold every Nth SCSI command to an LU without an answer "
+        "(0 = off), so the guest times out and runs its error handler");
+    object_class_property_set_description(oc, "x-stall-lba",
+        "test only: hold commands whose blocks meet [x-stall-lba, "
+        "x-stall-lba + x-stall-blocks)");
+    object_class_property_set_description(oc, "x-stall-blocks",
+        "test only: length of the x-stall-lba range (0 = off)");
+    object_class_property_set_description(oc, "x-stall-max",
+        "test only: hold at most this many commands in all (0 = no limit)");
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, ufs_zoned_get_reorder,
                                    ufs_zoned_set_reorder);
     object_class_property_set_description(oc, "reorder",
-        "order in which rung commands start: none, spec (legacy: lowest "
-        "slot first; MCQ: in order per SQ, SQs round-robin), rr, random, "
-        "reverse (settable at run time)");
+        "order in which rung commands start: none, spec (legacy: ring "
+        "order, a batch rung during an H8 exit in slot order; MCQ: in "
+        "order per SQ, SQs round-robin), rr, random, reverse (settable at "
+        "run time)");
     for (i = 0; i < ARRAY_SIZE(ufs_zoned_counters); i++) {
         object_class_property_add(oc, ufs_zoned_counters[i].name, "uint64",
                                   ufs_zoned_get_counter, NULL, NULL,

@@ -55,6 +55,11 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd)
         return;
     }
     s->reg.uiccmd = cmd;
+    /* A UIC command is a request for the link: it leaves H8 (5.2.5). */
+    if (cmd != UFS_UIC_CMD_DME_HIBER_ENTER &&
+        cmd != UFS_UIC_CMD_DME_HIBER_EXIT) {
+        ufs_zoned_ahit_busy(s);
+    }
     switch (cmd) {
     case UFS_UIC_CMD_DME_LINK_STARTUP:
         s->link_up = true;
@@ -74,10 +79,15 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd)
         }
         break;
     case UFS_UIC_CMD_DME_HIBER_ENTER:
+        /* Manual H8: the same link state auto-hibernate uses. */
+        trace_ufs_zoned_h8_manual("ENTER");
+        ufs_zoned_h8_enter(s);
         s->reg.hcs = FIELD_DP32(s->reg.hcs, HCS, UPMCRS, UFS_PWR_LOCAL);
         is |= R_IS_UHES_MASK;
         break;
     case UFS_UIC_CMD_DME_HIBER_EXIT:
+        trace_ufs_zoned_h8_manual("EXIT");
+        ufs_zoned_h8_exit(s);
         s->reg.hcs = FIELD_DP32(s->reg.hcs, HCS, UPMCRS, UFS_PWR_LOCAL);
         is |= R_IS_UHXS_MASK;
         break;

@@ -2,9 +2,11 @@
 /*
  * ufs-zoned: UTP transfer requests (UFSHCI 4.0 section 6).
  *
- * A doorbell write (UTRLDBR) reads each newly rung slot's UTRD; in MCQ
- * mode mcq.c fetches UTRDs from the submission queues instead.  Either
- * way ufs_zoned_req_begin() reads the request UPIU and PRDT.  NOP OUT and QUERY REQUEST are answered at once;
+ * A doorbell write (UTRLDBR) records the newly rung slots; the work BH
+ * (work.c) then reads their UTRDs, ring by ring, each ring in slot order.
+ * In MCQ mode mcq.c fetches UTRDs from the submission queues instead.
+ * Either way ufs_zoned_req_begin() reads the request UPIU and PRDT.
+ * NOP OUT and QUERY REQUEST are answered at once;
  * COMMAND UPIUs are submitted to the zoned-reorder dispatch engine and
  * handed to the LU on the controller's SCSI bus when the reorder policy
  * starts them (ufs_zoned_cmd_start), so the policy decides the order the
@@ -14,7 +16,15 @@
  * Bad descriptors never assert: they complete with the Overall Command
  * Status the UTRD defines (UFSHCI 4.0 6.1.1; INVALID_CMD_TABLE_ATTR,
  * INVALID_PRDT_ATTR, MISMATCH_DATA_BUF_SIZE, MISMATCH_RESP_UPIU_SIZE)
- * and a LOG_GUEST_ERROR line.
+ * and a LOG_GUEST_ERROR line; a DMA that fails is a system bus error
+ * (OCS FATAL_ERROR and IS.SBFES, UFSHCI 4.0 5.3.1).
+ *
+ * Lifetime of a request context: claimed at fetch (busy), it holds a
+ * reference on its SCSIRequest until it completes or is dropped.  The
+ * SCSI bus callbacks only record what the LU did and schedule the work
+ * BH.  A drop (UTRLCLR, SQ cleanup, reset) stops the command first --
+ * with `stopping` set, so no callback acts on it -- and releases the
+ * context last.
  */
 
 #include "qemu/osdep.h"
@@ -56,23 +66,41 @@ static MemTxResult ufs_zoned_dma(UfsZonedState *s, hwaddr addr, void *buf,
 
 /* --- completion -------------------------------------------------------- */
 
-static void ufs_zoned_write_ocs(UfsZonedState *s, uint32_t slot, uint8_t ocs)
+/* A DMA failed: a system bus error (UFSHCI 4.0 5.3.1, IS.SBFES). */
+static void ufs_zoned_bus_error(UfsZonedState *s, UfsZonedReq *req,
+                                const char *what)
 {
-    uint32_t dw2 = cpu_to_le32(ocs);
+    qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: %s: DMA failed\n",
+                  req ? req->slot : 0, what);
+    trace_ufs_zoned_err_bus(req ? req->slot : 0, what);
+    if (req) {
+        req->ocs = UFS_OCS_FATAL_ERROR;
+    }
+    ufs_zoned_raise(s, R_IS_SBFES_MASK);
+}
 
-    ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot) + 8, &dw2, sizeof(dw2),
-                  DMA_DIRECTION_FROM_DEVICE);
+/* OCS is DW2 bits 7:0 of the UTRD; the rest of DW2 is left as it was. */
+static void ufs_zoned_write_ocs(UfsZonedState *s, UfsZonedReq *req)
+{
+    uint32_t dw2 = le32_to_cpu(req->utrd.header.dword_2);
+
+    dw2 = cpu_to_le32((dw2 & ~0xffu) | req->ocs);
+    if (ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, req->slot) + 8, &dw2,
+                      sizeof(dw2), DMA_DIRECTION_FROM_DEVICE) != MEMTX_OK) {
+        ufs_zoned_bus_error(s, NULL, "UTRD OCS write");
+    }
 }
 
 bool ufs_zoned_idle(UfsZonedState *s)
 {
-    return !s->utrldbr && !s->mcq_active;
+    return !s->utrldbr && !s->mcq_active && !s->utmrl_pending &&
+           !ufs_zoned_mcq_fetch_waiting(s);
 }
 
 /* Legacy slot done: OCS into the UTRD, doorbell bit clear, UTRCS. */
 static void ufs_zoned_legacy_done(UfsZonedState *s, UfsZonedReq *req)
 {
-    ufs_zoned_write_ocs(s, req->slot, req->ocs);
+    ufs_zoned_write_ocs(s, req);
     req->busy = false;
     s->utrldbr &= ~(1u << req->slot);
     ufs_zoned_raise(s, R_IS_UTRCS_MASK);
@@ -86,22 +114,32 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
                                uint16_t data_len)
 {
     UfsZonedState *s = req->s;
-    uint32_t len;
+    uint32_t len = UFSZ_UPIU_HDR_SIZE + data_len;
 
     if (rsp && req->ocs == UFS_OCS_SUCCESS) {
-        len = MIN(UFSZ_UPIU_HDR_SIZE + data_len, req->rsp_len);
-        if (ufs_zoned_dma(s, req->rsp_addr, rsp, len,
-                          DMA_DIRECTION_FROM_DEVICE) != MEMTX_OK) {
+        if (len > req->rsp_len) {
+            /* UFSHCI 4.0 6.1.1: the response does not fit its buffer. */
             qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: response "
-                          "UPIU at 0x%" HWADDR_PRIx " not writable\n",
-                          req->slot, req->rsp_addr);
-            req->ocs = UFS_OCS_INVALID_CMD_TABLE_ATTR;
+                          "UPIU of %u bytes, buffer of %u\n", req->slot,
+                          len, req->rsp_len);
+            trace_ufs_zoned_err_utrd(req->slot,
+                                     UFS_OCS_MISMATCH_RESP_UPIU_SIZE,
+                                     "response UPIU larger than its buffer");
+            req->ocs = UFS_OCS_MISMATCH_RESP_UPIU_SIZE;
+        } else if (ufs_zoned_dma(s, req->rsp_addr, rsp, len,
+                                 DMA_DIRECTION_FROM_DEVICE) != MEMTX_OK) {
+            ufs_zoned_bus_error(s, req, "response UPIU");
         }
     }
     trace_ufs_zoned_complete(req->slot, req->sq, req->tag, req->ocs,
                              req->status);
+    req->responded = true;
     g_free(req->prdt);
     req->prdt = NULL;
+    if (req->sreq) {
+        scsi_req_unref(req->sreq);
+        req->sreq = NULL;
+    }
     if (req->sq >= 0) {
         ufs_zoned_mcq_req_done(s, req);
     } else {
@@ -142,8 +180,10 @@ static void ufs_zoned_cmd_respond(UfsZonedReq *req)
 
     ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_RESPONSE);
     rsp.header.scsi_status = req->status;
+    /* UFS 4.0 10.7.2: O when the command wanted more than EDTL, else U */
     if (req->resid) {
-        rsp.header.flags = UFS_UPIU_FLAG_UNDERFLOW;
+        rsp.header.flags = req->overflow ? UFS_UPIU_FLAG_OVERFLOW :
+                                           UFS_UPIU_FLAG_UNDERFLOW;
         rsp.sr.residual_transfer_count = cpu_to_be32(req->resid);
     }
     if (req->sense_len) {
@@ -159,7 +199,17 @@ static void ufs_zoned_set_sense(UfsZonedReq *req, SCSISense sense)
 {
     req->status = CHECK_CONDITION;
     req->sense_len = scsi_build_sense_buf(req->sense, sizeof(req->sense),
-                                          sense, false);
+                                          sense, true);
+}
+
+/* UFS 4.0 10.7.2: overflow residual, else what EDTL left unmoved. */
+static void ufs_zoned_set_resid(UfsZonedReq *req, uint64_t exp)
+{
+    if (req->overflow) {
+        req->resid = MIN(req->overflow_bytes, UINT32_MAX);
+    } else {
+        req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
+    }
 }
 
 /* --- PRDT data movement ------------------------------------------------ */
@@ -202,15 +252,19 @@ static int64_t ufs_zoned_prdt_rw(UfsZonedReq *req, uint8_t *buf, uint64_t len,
 
 /* --- well-known LUs (UFS 4.0 10.8.4), answered by the controller ------- */
 
-static void ufs_zoned_wlun_data(UfsZonedReq *req, const uint8_t *data,
+/* Data-in of a W-LU command: at most @alloc of @len bytes of @data. */
+static void ufs_zoned_wlun_data(UfsZonedReq *req, uint8_t *data,
                                 uint32_t len, uint32_t alloc)
 {
-    uint8_t buf[256];
+    int64_t n;
 
     len = MIN(len, alloc);
-    memcpy(buf, data, MIN(len, sizeof(buf)));
-    if (ufs_zoned_prdt_rw(req, buf, len, DMA_DIRECTION_FROM_DEVICE) < 0) {
-        req->ocs = UFS_OCS_INVALID_PRDT_ATTR;
+    n = ufs_zoned_prdt_rw(req, data, len, DMA_DIRECTION_FROM_DEVICE);
+    if (n < 0) {
+        ufs_zoned_bus_error(req->s, req, "W-LU data-in");
+    } else if (n < len) {
+        req->overflow = true;
+        req->overflow_bytes = len - n;
     }
 }
 
@@ -240,6 +294,13 @@ static void ufs_zoned_wlun_cmd(UfsZonedReq *req)
     uint8_t buf[36] = { 0 };
 
     req->status = GOOD;
+    if (wlun != UFS_UPIU_REPORT_LUNS_WLUN &&
+        wlun != UFS_UPIU_UFS_DEVICE_WLUN && wlun != UFS_UPIU_BOOT_WLUN &&
+        wlun != UFS_UPIU_RPMB_WLUN) {
+        /* UFS 4.0 10.8.4 defines four W-LUs; SPC-5: no such LU. */
+        ufs_zoned_set_sense(req, SENSE_CODE(LUN_NOT_SUPPORTED));
+        goto respond;
+    }
     switch (cdb[0]) {
     case INQUIRY:
         if (cdb[1] & 1) {
@@ -285,10 +346,11 @@ static void ufs_zoned_wlun_cmd(UfsZonedReq *req)
         ufs_zoned_set_sense(req, SENSE_CODE(INVALID_OPCODE));
         break;
     }
+respond:
     if (req->ocs == UFS_OCS_SUCCESS) {
         uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
 
-        req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
+        ufs_zoned_set_resid(req, exp);
         if (req->upiu.header.flags & UFS_UPIU_CMD_FLAGS_WRITE) {
             req->resid = 0;
         }
@@ -335,12 +397,9 @@ static void ufs_zoned_cmd_classify(const uint8_t *cdb, ZrOp *op,
 /* Both the LU and the service model are done: respond. */
 static void ufs_zoned_cmd_maybe_finish(UfsZonedReq *req)
 {
-    if (!req->scsi_done || !req->svc_done || req->aborted) {
+    if (!req->busy || req->stopping || req->aborted || req->responded ||
+        !req->scsi_done || !req->svc_done) {
         return;
-    }
-    if (req->sreq) {
-        scsi_req_unref(req->sreq);
-        req->sreq = NULL;
     }
     if (req->ocs == UFS_OCS_SUCCESS) {
         ufs_zoned_cmd_respond(req);
@@ -362,6 +421,31 @@ static void ufs_zoned_log_start(UfsZonedState *s, UfsZonedReq *req)
                                      req->tag;
 }
 
+/*
+ * x-stall-*: is @req one of the commands to hold without an answer?  A
+ * held command never reaches its LU, so it moves no write pointer; the
+ * guest times out and aborts it (task management, then UTRLCLR or an SQ
+ * cleanup) or resets the LU or the controller.
+ */
+static bool ufs_zoned_should_stall(UfsZonedState *s, UfsZonedReq *req)
+{
+    uint64_t lba = UFSZ_LBA(req->zr.lba), len = MAX(req->zr.len, 1);
+    bool hit = false;
+
+    s->lu_commands++;
+    if (s->stall_max && s->stalled >= s->stall_max) {
+        return false;
+    }
+    if (s->stall_every && s->lu_commands % s->stall_every == 0) {
+        hit = true;
+    }
+    if (s->stall_blocks && req->zr.op != ZR_OP_OTHER &&
+        lba < s->stall_lba + s->stall_blocks && s->stall_lba < lba + len) {
+        hit = true;
+    }
+    return hit;
+}
+
 /* The policy picked @cmd: hand it to its LU now. */
 static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
 {
@@ -374,6 +458,13 @@ static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
     trace_ufs_zoned_start(req->slot, req->sq, req->tag, lun,
                           req->upiu.sc.cdb[0], UFSZ_LBA(cmd->lba), cmd->seq);
     ufs_zoned_log_start(s, req);
+    if (ufs_zoned_should_stall(s, req)) {
+        s->stalled++;
+        req->stalled = true;
+        trace_ufs_zoned_stall(req->slot, req->sq, req->tag, lun,
+                              UFSZ_LBA(cmd->lba));
+        return;
+    }
     dev = scsi_device_find(&s->bus, 0, 0, lun);
     if (!dev) {
         ufs_zoned_set_sense(req, SENSE_CODE(LUN_NOT_SUPPORTED));
@@ -401,26 +492,66 @@ const ZrServiceOps ufs_zoned_service_ops = {
     .complete = ufs_zoned_cmd_svc_done,
 };
 
+/* The LU asks for data (it may be in an AIO callback): defer the DMA. */
 static void ufs_zoned_scsi_transfer_data(SCSIRequest *sreq, uint32_t len)
 {
     UfsZonedReq *req = sreq->hba_private;
+
+    if (!req->busy || req->stopping || req->sreq != sreq) {
+        return;
+    }
+    req->xfer_pending = true;
+    req->xfer_len = len;
+    ufs_zoned_schedule(req->s);
+}
+
+/* Stop @req's SCSI command from the work BH and complete it with @ocs. */
+static void ufs_zoned_cmd_terminate(UfsZonedReq *req, uint8_t ocs)
+{
+    UfsZonedState *s = req->s;
+
+    if (ocs != UFS_OCS_SUCCESS) {
+        req->ocs = ocs;
+    }
+    ufs_zoned_teardown_begin(s);
+    scsi_req_cancel(req->sreq);
+    ufs_zoned_teardown_end(s);
+}
+
+/*
+ * Move the data the LU asked for (work BH).  UFS 4.0 10.7.1: the device
+ * never moves more than the Expected Data Transfer Length.  Data-in beyond
+ * it is dropped and reported as an overflow residual; a data-out the host
+ * did not supply in full is not written at all -- the command ends with
+ * CHECK CONDITION, INVALID FIELD IN CDB, and the overflow residual -- so a
+ * short buffer never reaches the medium as zeros.
+ */
+static void ufs_zoned_req_transfer(UfsZonedReq *req)
+{
+    SCSIRequest *sreq = req->sreq;
     DMADirection dir = sreq->cmd.mode == SCSI_XFER_FROM_DEV ?
                        DMA_DIRECTION_FROM_DEVICE : DMA_DIRECTION_TO_DEVICE;
+    uint32_t len = req->xfer_len;
     int64_t n;
 
     n = ufs_zoned_prdt_rw(req, scsi_req_get_buf(sreq), len, dir);
     if (n < 0) {
-        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: PRDT DMA "
-                      "failed\n", req->slot);
-        trace_ufs_zoned_err_utrd(req->slot, UFS_OCS_INVALID_PRDT_ATTR,
-                                 "PRDT DMA failed");
-        req->ocs = UFS_OCS_INVALID_PRDT_ATTR;
-        scsi_req_cancel(sreq);
+        ufs_zoned_bus_error(req->s, req, "PRDT data transfer");
+        ufs_zoned_cmd_terminate(req, UFS_OCS_FATAL_ERROR);
         return;
     }
-    if (n < len && dir == DMA_DIRECTION_TO_DEVICE) {
-        /* data-out larger than what the host gave: zero the rest */
-        memset(scsi_req_get_buf(sreq) + n, 0, len - n);
+    if (n < len) {
+        req->overflow = true;
+        req->overflow_bytes += len - n;
+        trace_ufs_zoned_overflow(req->slot, len, n);
+        if (dir == DMA_DIRECTION_TO_DEVICE) {
+            qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: data-out "
+                          "of %u bytes, EDTL/PRDT give %" PRId64 "\n",
+                          req->slot, len, n);
+            req->short_data_out = true;
+            ufs_zoned_cmd_terminate(req, UFS_OCS_SUCCESS);
+            return;
+        }
     }
     scsi_req_continue(sreq);
 }
@@ -431,11 +562,15 @@ static bool ufs_zoned_is_unaligned_write(const uint8_t *sense, uint32_t len)
            sense[12] == 0x21 && sense[13] == 0x04;
 }
 
+/* The LU is done (possibly in an AIO callback): record, defer the rest. */
 static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
 {
     UfsZonedReq *req = sreq->hba_private;
     uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
 
+    if (!req->busy || req->stopping || req->sreq != sreq) {
+        return;
+    }
     req->status = sreq->status;
     if (sreq->status == CHECK_CONDITION) {
         req->sense_len = scsi_req_get_sense(sreq, req->sense,
@@ -451,23 +586,55 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
                                             UFSZ_LBA(req->zr.lba));
         }
     }
-    req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
+    ufs_zoned_set_resid(req, exp);
     req->scsi_done = true;
-    ufs_zoned_cmd_maybe_finish(req);
+    req->finish_pending = true;
+    ufs_zoned_schedule(req->s);
 }
 
+/*
+ * The LU (or we, on a DMA error or a short data-out) cancelled the
+ * command.  Cleared, reset or aborted commands get no completion.
+ */
 static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
 {
     UfsZonedReq *req = sreq->hba_private;
+    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
 
-    if (!req->busy || req->aborted) {
-        return;     /* cleared, reset or aborted: no completion */
+    if (!req->busy || req->stopping || req->aborted || req->sreq != sreq) {
+        return;
     }
-    if (req->ocs == UFS_OCS_SUCCESS) {
+    if (req->short_data_out) {
+        ufs_zoned_set_sense(req, SENSE_CODE(INVALID_FIELD));
+    } else if (req->ocs == UFS_OCS_SUCCESS) {
         req->ocs = UFS_OCS_ABORTED;
     }
+    ufs_zoned_set_resid(req, exp);
     req->scsi_done = true;
-    ufs_zoned_cmd_maybe_finish(req);
+    req->finish_pending = true;
+    ufs_zoned_schedule(req->s);
+}
+
+/* Deferred work of the LUs' callbacks, for every context (work BH). */
+void ufs_zoned_utp_work(UfsZonedState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < UFSZ_NR_REQS && !s->teardown; i++) {
+        UfsZonedReq *req = &s->req[i];
+
+        if (!req->busy || req->stopping) {
+            continue;
+        }
+        if (req->xfer_pending && req->sreq) {
+            req->xfer_pending = false;
+            ufs_zoned_req_transfer(req);
+        }
+        if (req->finish_pending) {
+            req->finish_pending = false;
+            ufs_zoned_cmd_maybe_finish(req);
+        }
+    }
 }
 
 const SCSIBusInfo ufs_zoned_scsi_info = {
@@ -571,7 +738,7 @@ static void ufs_zoned_command(UfsZonedReq *req)
                 req);
     /* Only zoned LUs take part in the per-zone write accounting. */
     dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
-    req->zr.zone_untracked = !dev ||
+    req->zr.zone_untracked = !dev || dev->lun != req->upiu.header.lun ||
         !object_dynamic_cast(OBJECT(dev), TYPE_SCSI_ZBC);
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
@@ -680,22 +847,53 @@ static void ufs_zoned_legacy_fetch(UfsZonedState *s, uint32_t slot)
 
     if (ufs_zoned_dma(s, ufs_zoned_utrd_addr(s, slot), &utrd, sizeof(utrd),
                       DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
-        /* There is no UTRD to write OCS into; just complete the slot. */
-        qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: slot %u: UTRD not "
-                      "readable\n", slot);
+        /*
+         * No UTRD to take an OCS: a system bus error, which Linux answers
+         * with a host reset; the slot is given back.
+         */
+        ufs_zoned_bus_error(s, NULL, "UTRD fetch");
         req->busy = false;
         s->utrldbr &= ~(1u << slot);
-        ufs_zoned_raise(s, R_IS_UTPES_MASK);
+        ufs_zoned_raise(s, R_IS_UTRCS_MASK);
         return;
     }
     ufs_zoned_req_begin(req, &utrd);
 }
 
-/* UTRLDBR (5.4.3): newly rung slots are read in slot order. */
+/*
+ * Fetch the rung slots (work BH).  A single-doorbell controller forwards
+ * what each doorbell write rang in ring order, slot order only within a
+ * ring.  While the link leaves hibernate nothing is fetched; every ring
+ * meanwhile was merged into one (ufs_zoned_utrl_doorbell), so the batch
+ * goes out in slot-index order when the exit is over -- the reordering
+ * auto-hibernate causes on UFSHCI 3.0 style controllers.
+ */
+void ufs_zoned_utrl_fetch(UfsZonedState *s)
+{
+    while (s->nr_rings && ufs_zoned_link_ready(s) && !s->teardown) {
+        uint32_t ring = s->rings[0];
+        uint32_t slot;
+
+        s->nr_rings--;
+        memmove(s->rings, s->rings + 1, s->nr_rings * sizeof(s->rings[0]));
+        trace_ufs_zoned_fetch_ring(ring, s->nr_rings);
+        for (slot = 0; slot < UFSZ_NUTRS; slot++) {
+            uint32_t bit = 1u << slot;
+
+            if ((ring & bit) && (s->utrldbr & bit) && !s->req[slot].busy) {
+                ufs_zoned_legacy_fetch(s, slot);
+            }
+        }
+    }
+    if (ufs_zoned_idle(s)) {
+        ufs_zoned_ahit_idle(s);
+    }
+}
+
+/* UTRLDBR (5.4.3): record the newly rung slots; the work BH fetches. */
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val)
 {
     uint32_t new = val & ~s->utrldbr;
-    uint32_t slot;
 
     if (!s->reg.utrlrsr) {
         qemu_log_mask(LOG_GUEST_ERROR, "ufs-zoned: UTRLDBR 0x%08x while the "
@@ -704,19 +902,21 @@ void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val)
         return;
     }
     trace_ufs_zoned_doorbell(val, new);
-    if (new) {
-        ufs_zoned_ahit_busy(s);
+    if (!new) {
+        return;
     }
+    ufs_zoned_ahit_busy(s);
     s->utrldbr |= new;
-    for (slot = 0; slot < UFSZ_NUTRS; slot++) {
-        if (new & (1u << slot)) {
-            ufs_zoned_legacy_fetch(s, slot);
-        }
+    if (s->nr_rings && (!ufs_zoned_link_ready(s) ||
+                        s->nr_rings == UFSZ_NUTRS)) {
+        s->rings[s->nr_rings - 1] |= new;   /* batched behind an H8 exit */
+    } else {
+        s->rings[s->nr_rings++] = new;
     }
-    zr_service_timer_kick(&s->sched);
+    ufs_zoned_schedule(s);
 }
 
-/* Stop a command in the core and its LU; its slot stays busy. */
+/* Stop a command in the core and its LU; its context stays busy. */
 static void ufs_zoned_req_stop(UfsZonedState *s, UfsZonedReq *req)
 {
     if (req->zr.state != ZR_CMD_IDLE) {
@@ -729,36 +929,66 @@ static void ufs_zoned_req_stop(UfsZonedState *s, UfsZonedReq *req)
         scsi_req_cancel(sreq);
         scsi_req_unref(sreq);
     }
+    req->xfer_pending = false;
+    req->finish_pending = false;
 }
 
 /*
  * Task management aborted the command in request context @slot: UTRLCLR
- * (legacy) or an SQ cleanup (MCQ) will follow.
+ * (legacy) or an SQ cleanup (MCQ) will follow.  Called inside a teardown.
  */
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot)
 {
     UfsZonedReq *req = &s->req[slot];
 
     trace_ufs_zoned_abort(slot, req->sq, req->tag);
+    s->tm_aborts++;
     req->aborted = true;
     ufs_zoned_req_stop(s, req);
 }
 
-/* Drop one request without completing it to the guest. */
-void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot)
+/*
+ * An SQ cleanup found @req (inside a teardown): stop it and let the work
+ * BH complete it with OCS ABORTED (UFSHCI 4.0 5.5: the controller posts
+ * a CQE for the cleaned-up command).
+ */
+void ufs_zoned_req_complete_aborted(UfsZonedReq *req)
 {
-    UfsZonedReq *req = &s->req[slot];
+    UfsZonedState *s = req->s;
 
-    if (!req->busy) {
+    s->sq_cleanups++;
+    req->stopping = true;
+    ufs_zoned_req_stop(s, req);
+    req->stopping = false;
+    req->aborted = false;
+    req->ocs = UFS_OCS_ABORTED;
+    req->scsi_done = true;
+    req->svc_done = true;
+    req->finish_pending = true;
+    ufs_zoned_schedule(s);
+}
+
+/*
+ * Drop one request without completing it to the guest (inside a
+ * teardown): stopped first, with `stopping` set so no callback acts on
+ * it; the context is released last.
+ */
+void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req)
+{
+    if (!req->busy || req->stopping) {
         return;
     }
-    trace_ufs_zoned_clear(slot, req->sq, req->tag);
-    req->busy = false;
+    trace_ufs_zoned_clear(req->slot, req->sq, req->tag);
+    s->cleared++;
+    req->stopping = true;
     ufs_zoned_req_stop(s, req);
     g_free(req->prdt);
     req->prdt = NULL;
+    req->stopping = false;
     if (req->sq >= 0) {
         ufs_zoned_mcq_req_free(s, req);
+    } else {
+        req->busy = false;
     }
 }
 
@@ -766,25 +996,49 @@ void ufs_zoned_slot_clear(UfsZonedState *s, uint32_t slot)
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val)
 {
     uint32_t clear = ~val & s->utrldbr;
-    uint32_t slot;
+    uint32_t slot, i, n = 0;
 
+    ufs_zoned_teardown_begin(s);
     for (slot = 0; slot < UFSZ_NUTRS; slot++) {
         if (clear & (1u << slot)) {
-            ufs_zoned_slot_clear(s, slot);
+            ufs_zoned_req_drop(s, &s->req[slot]);
         }
     }
     s->utrldbr &= ~clear;
+    /* Rung but not yet fetched: forget them, and drop emptied rings. */
+    for (i = 0; i < s->nr_rings; i++) {
+        s->rings[i] &= ~clear;
+        if (s->rings[i]) {
+            s->rings[n++] = s->rings[i];
+        }
+    }
+    s->nr_rings = n;
+    ufs_zoned_teardown_end(s);
+    if (ufs_zoned_idle(s)) {
+        ufs_zoned_ahit_idle(s);
+    }
 }
 
+/*
+ * Host controller reset (HCE=0) or device reset: atomic.  Both BHs are
+ * held, so nothing is fetched, started, moved or completed while the
+ * commands are cancelled, even when cancelling drains the block layer;
+ * then every context is dropped and the queues forgotten.
+ */
 void ufs_zoned_utp_reset(UfsZonedState *s)
 {
-    uint32_t slot;
+    uint32_t i;
 
-    /* Drop everything from the core first so no clear starts another. */
+    ufs_zoned_teardown_begin(s);
+    s->nr_rings = 0;
+    s->utmrl_pending = 0;
+    s->mcq_fetch_pending = false;
+    ufs_zoned_mcq_stop_all(s);
     zr_service_timer_reset(&s->sched, NULL, NULL);
-    for (slot = 0; slot < UFSZ_NR_REQS; slot++) {
-        ufs_zoned_slot_clear(s, slot);
+    for (i = 0; i < UFSZ_NR_REQS; i++) {
+        ufs_zoned_req_drop(s, &s->req[i]);
     }
     ufs_zoned_mcq_reset(s);
     s->utrldbr = 0;
+    ufs_zoned_teardown_end(s);
 }

@@ -52,6 +52,15 @@ typedef enum ZrSpecFlavour {
      */
     ZR_SPEC_LOWEST_SLOT,
     /*
+     * One doorbell register whose bits are slots, forwarded ring by ring
+     * as real single-doorbell controllers do (the device submits each
+     * ring's slots in slot order): `spec` starts in arrival order; `rr`
+     * rotates a slot pointer.  The reordering such controllers show comes
+     * from when the device fetches (e.g. a batch after an H8 exit), not
+     * from the start policy.
+     */
+    ZR_SPEC_RING_ORDER,
+    /*
      * Several submission queues (UFSHCI 4.0 MCQ, NVMe): `spec` keeps order
      * within a queue and takes queues round-robin (burst spec_burst);
      * `rr` does the same with burst rr_burst.

@@ -2,13 +2,19 @@
 /*
  * Zoned-reorder core: the service model on QEMU_CLOCK_VIRTUAL.
  *
- * A thin adapter that runs zr_service_run() now and again when its one
- * QEMUTimer fires, so a device gets "start when allowed, complete at time
- * T" from two callbacks and no timer code of its own:
+ * A thin adapter that runs zr_service_run() on a bottom half, scheduled
+ * by a kick and by its one QEMUTimer, so a device gets "start when
+ * allowed, complete at time T" from two callbacks and no timer code of
+ * its own:
  *
  *     zr_dispatch_submit(&s->dispatch, &req->zr);   (for each new command)
  *     zr_service_timer_kick(&s->sched);             (after the batch)
  *     ...ops->start(req) at the start time, ops->complete(req) at T...
+ *
+ * The BH is created with the device's re-entrancy guard (the guard of
+ * its DeviceState, &DEVICE(s)->mem_reentrancy_guard), so the callbacks'
+ * DMA can never re-enter the device's MMIO handlers.  hold/release keep
+ * the model still while the device tears commands down.
  *
  * Under qtest QEMU_CLOCK_VIRTUAL only moves with clock_step, so the start
  * and completion times are exact and tests are deterministic.
@@ -25,16 +31,20 @@ typedef struct ZrServiceTimer {
     ZrDispatch *dispatch;
     const ZrServiceOps *ops;
     void *opaque;
-    QEMUTimer *timer;
+    QEMUTimer *timer;       /* only schedules @bh */
+    QEMUBH *bh;             /* runs zr_service_run(), guarded */
+    unsigned hold;          /* teardowns in progress: run nothing */
     bool running;           /* inside zr_service_run() */
     bool again;             /* kicked while running */
 } ZrServiceTimer;
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
                            ZrDispatch *dispatch, const ZrServiceOps *ops,
-                           void *opaque);
+                           void *opaque, MemReentrancyGuard *guard);
 void zr_service_timer_cleanup(ZrServiceTimer *t);
 void zr_service_timer_kick(ZrServiceTimer *t);
+void zr_service_timer_hold(ZrServiceTimer *t);
+void zr_service_timer_release(ZrServiceTimer *t);
 void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns);
 bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd);
 void zr_service_timer_reset(ZrServiceTimer *t, ZrCmdFn *fn, void *opaque);
