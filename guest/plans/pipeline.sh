@@ -19,6 +19,7 @@
 #   zr.ahit_us=US          auto_hibern8 of the disk's UFS controller,
 #                          set before the run (default: unchanged)   (ZR_AHIT_US)
 #   zr.zones=N             sequential zones written (default 4)      (ZR_ZONES)
+#   zr.iodepth=N           fio queue depth (default 16)              (ZR_IODEPTH)
 #   zr.thinktime_us=US     fio pause after every 16 writes, which lets the
 #                          link enter hibernate between bursts (default 0)
 #   zr.expect=clean|errors                                           (ZR_EXPECT)
@@ -32,6 +33,7 @@ zr_need ZR_ADVERTISED ZR_PIPELINE ZR_RETRY ZR_EXPECT
 dev=${ZR_DEV:-sda}
 zones=${ZR_ZONES:-4}
 think=${ZR_THINKTIME_US:-0}
+qd=${ZR_IODEPTH:-16}
 q=/sys/block/$dev/queue
 retries_param=/sys/module/scsi_mod/parameters/zoned_write_retries
 retry_knob=/sys/module/scsi_mod/parameters/retry_unaligned_zoned_writes
@@ -80,7 +82,7 @@ e0=$(dmesg | grep -cE 'I/O error|target error')
 out=/tmp/fio-pipeline.out
 rc=0
 fio --name=pipeline --filename="/dev/$dev" --direct=1 --ioengine=io_uring \
-    --zonemode=zbd --rw=write --bs=4k --iodepth=16 --iodepth_batch=16 \
+    --zonemode=zbd --rw=write --bs=4k --iodepth="$qd" --iodepth_batch="$qd" \
     --thinktime="$think" --thinktime_blocks=16 \
     --offset=$((first * 512)) --size=$((zones * zs * 512)) \
     --verify=crc32c --do_verify=1 --verify_fatal=1 \

@@ -63,22 +63,33 @@ void ufs_zoned_h8_enter(UfsZonedState *s)
 }
 
 /*
- * Start leaving H8: the link carries nothing for h8-exit-latency, so
- * whatever is rung meanwhile is fetched when the exit is over.
+ * Leave H8.  An exit the controller starts itself (a request for the link
+ * arrived) takes h8-exit-latency, and whatever is rung meanwhile is
+ * fetched when it is over.  DME_HIBER_EXIT (@manual) is the host's: the
+ * host waits for the UIC command to complete before it sends anything, so
+ * the link is ready when the command completes.
  */
-void ufs_zoned_h8_exit(UfsZonedState *s)
+static void ufs_zoned_h8_leave(UfsZonedState *s, bool manual)
 {
     int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint64_t latency = manual ? 0 : s->h8_exit_latency_ns;
 
     if (!s->h8) {
         return;
     }
     s->h8 = false;
     s->h8_exits++;
-    s->h8_exit_end_ns = now + s->h8_exit_latency_ns;
-    trace_ufs_zoned_h8_exit(s->h8_exits, s->h8_exit_latency_ns);
-    zr_service_timer_delay_starts(&s->sched, s->h8_exit_latency_ns);
-    timer_mod(s->h8_exit_timer, s->h8_exit_end_ns);
+    s->h8_exit_end_ns = now + latency;
+    trace_ufs_zoned_h8_exit(s->h8_exits, latency);
+    if (latency) {
+        zr_service_timer_delay_starts(&s->sched, latency);
+        timer_mod(s->h8_exit_timer, s->h8_exit_end_ns);
+    }
+}
+
+void ufs_zoned_h8_exit_by_host(UfsZonedState *s)
+{
+    ufs_zoned_h8_leave(s, true);
 }
 
 /* Timers only change state and schedule the work BH. */
@@ -124,7 +135,7 @@ void ufs_zoned_ahit_busy(UfsZonedState *s)
     if (s->ahit_timer) {
         timer_del(s->ahit_timer);
     }
-    ufs_zoned_h8_exit(s);
+    ufs_zoned_h8_leave(s, false);
 }
 
 /*
@@ -141,7 +152,7 @@ void ufs_zoned_ahit_write(UfsZonedState *s, uint32_t val)
     }
     s->reg.ahit = val & (AHIT_TIMER_MASK | (7u << AHIT_SCALE_SHIFT));
     if (!ufs_zoned_ahit_ns(s)) {
-        ufs_zoned_h8_exit(s);
+        ufs_zoned_h8_leave(s, false);
     }
     ufs_zoned_ahit_idle(s);
 }

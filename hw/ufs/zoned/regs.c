@@ -17,8 +17,9 @@
 #define A_ESILBA        offsetof(UfsReg, esilba)
 #define A_ESIUBA        offsetof(UfsReg, esiuba)
 
-/* Interrupt status bits that are errors or events Linux enables */
-#define UFSZ_IS_MASK    0x1f7fff
+/* The IS/IE bits UFSHCI 4.0 5.3.1/5.3.2 define; 13-15 and 19 are reserved */
+#define UFSZ_IS_MASK    (MAKE_64BIT_MASK(0, 13) | R_IS_HCFES_MASK | \
+                         R_IS_SBFES_MASK | R_IS_CEFES_MASK | R_IS_CQES_MASK)
 
 /* IS as the host reads it: CQES follows the CQs' interrupt status. */
 uint32_t ufs_zoned_is(UfsZonedState *s)

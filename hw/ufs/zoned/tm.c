@@ -181,6 +181,12 @@ void ufs_zoned_utmrl_work(UfsZonedState *s)
     for (slot = 0; slot < UFSZ_NUTMRS && !s->teardown; slot++) {
         if (s->utmrl_pending & (1u << slot)) {
             s->utmrl_pending &= ~(1u << slot);
+            if (s->tm_stalled < s->stall_tm) {
+                /* x-stall-tm: the bit stays set until the host clears it */
+                s->tm_stalled++;
+                trace_ufs_zoned_tm_stall(slot, s->tm_stalled);
+                continue;
+            }
             ufs_zoned_tm_slot(s, base + slot * sizeof(UtpTaskReqDesc), slot);
             done |= 1u << slot;
         }

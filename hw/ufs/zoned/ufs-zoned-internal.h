@@ -150,6 +150,7 @@ struct UfsZonedState {
     uint64_t stall_lba;
     uint64_t stall_blocks;
     uint32_t stall_max;
+    uint32_t stall_tm;          /* x-stall-tm: TM requests left unanswered */
 
     /* Registers (regs.c) */
     UfsReg reg;
@@ -209,6 +210,7 @@ struct UfsZonedState {
     uint64_t lu_commands;       /* SCSI commands started to an LU */
     uint64_t stalled;
     uint64_t tm_aborts;
+    uint64_t tm_stalled;
     uint64_t cleared;
     uint64_t sq_cleanups;
     uint64_t host_resets;
@@ -241,7 +243,7 @@ void ufs_zoned_ahit_idle(UfsZonedState *s);
 void ufs_zoned_ahit_busy(UfsZonedState *s);
 bool ufs_zoned_link_ready(UfsZonedState *s);
 void ufs_zoned_ahit_write(UfsZonedState *s, uint32_t val);
-void ufs_zoned_h8_exit(UfsZonedState *s);
+void ufs_zoned_h8_exit_by_host(UfsZonedState *s);
 void ufs_zoned_h8_enter(UfsZonedState *s);
 
 /* uic.c */

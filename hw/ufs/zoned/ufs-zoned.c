@@ -90,13 +90,17 @@ static void ufs_zoned_zone_accounting(UfsZonedState *s)
 static void ufs_zoned_machine_done(Notifier *n, void *data)
 {
     UfsZonedState *s = container_of(n, UfsZonedState, machine_done);
+    Error *err = NULL;
     DeviceState *lu;
 
     if (s->default_lu && QTAILQ_EMPTY(&s->bus.qbus.children)) {
         lu = qdev_new(TYPE_SCSI_ZBC);
         qdev_prop_set_uint32(lu, "lun", 0);
-        qdev_realize_and_unref(lu, BUS(&s->bus), &error_fatal);
-        trace_ufs_zoned_default_lu();
+        if (qdev_realize_and_unref(lu, BUS(&s->bus), &err)) {
+            trace_ufs_zoned_default_lu();
+        } else {
+            warn_reportf_err(err, "ufs-zoned: no default LU: ");
+        }
     }
     ufs_zoned_zone_accounting(s);
 }
@@ -143,8 +147,15 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->iomem);
 
     scsi_bus_init(&s->bus, sizeof(s->bus), DEVICE(pci), &ufs_zoned_scsi_info);
+    /*
+     * A controller hot-plugged into a running machine gets no default LU:
+     * the user attaches LUs to it (a notifier added now would run at once,
+     * before any could be).
+     */
     s->machine_done.notify = ufs_zoned_machine_done;
-    qemu_add_machine_init_done_notifier(&s->machine_done);
+    if (!phase_check(PHASE_MACHINE_READY)) {
+        qemu_add_machine_init_done_notifier(&s->machine_done);
+    }
 
     ufs_zoned_mcq_reset(s);
     ufs_zoned_regs_reset(s);
@@ -158,7 +169,9 @@ static void ufs_zoned_exit(PCIDevice *pci)
 {
     UfsZonedState *s = UFS_ZONED(pci);
 
-    qemu_remove_machine_init_done_notifier(&s->machine_done);
+    if (s->machine_done.notify && s->machine_done.node.le_prev) {
+        qemu_remove_machine_init_done_notifier(&s->machine_done);
+    }
     ufs_zoned_utp_reset(s);
     zr_service_timer_cleanup(&s->sched);
     ufs_zoned_work_cleanup(s);
@@ -214,6 +227,8 @@ static const struct {
       "H8 exits started by a request for the link" },
     { "stalled", offsetof(UfsZonedState, stalled),
       "commands x-stall-* held without an answer" },
+    { "tm-stalled", offsetof(UfsZonedState, tm_stalled),
+      "task management requests x-stall-tm left unanswered" },
     { "tm-aborts", offsetof(UfsZonedState, tm_aborts),
       "commands aborted by task management (ABORT TASK, ... LU RESET)" },
     { "cleared", offsetof(UfsZonedState, cleared),
@@ -320,6 +335,7 @@ static const Property ufs_zoned_props[] = {
     DEFINE_PROP_UINT64("x-stall-lba", UfsZonedState, stall_lba, 0),
     DEFINE_PROP_UINT64("x-stall-blocks", UfsZonedState, stall_blocks, 0),
     DEFINE_PROP_UINT32("x-stall-max", UfsZonedState, stall_max, 0),
+    DEFINE_PROP_UINT32("x-stall-tm", UfsZonedState, stall_tm, 0),
 };
 
 static const VMStateDescription ufs_zoned_vmstate = {
@@ -377,6 +393,9 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
         "test only: length of the x-stall-lba range (0 = off)");
     object_class_property_set_description(oc, "x-stall-max",
         "test only: hold at most this many commands in all (0 = no limit)");
+    object_class_property_set_description(oc, "x-stall-tm",
+        "test only: leave this many task management requests unanswered, "
+        "so the guest's abort and LU reset fail and it escalates");
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, ufs_zoned_get_reorder,
                                    ufs_zoned_set_reorder);

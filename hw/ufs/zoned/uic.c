@@ -87,7 +87,7 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd)
         break;
     case UFS_UIC_CMD_DME_HIBER_EXIT:
         trace_ufs_zoned_h8_manual("EXIT");
-        ufs_zoned_h8_exit(s);
+        ufs_zoned_h8_exit_by_host(s);
         s->reg.hcs = FIELD_DP32(s->reg.hcs, HCS, UPMCRS, UFS_PWR_LOCAL);
         is |= R_IS_UHXS_MASK;
         break;
