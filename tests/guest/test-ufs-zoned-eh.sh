@@ -11,6 +11,11 @@
 #                                verify read of it once: ABORT TASK, then
 #                                SQ cleanup (MCQ, a CQE with OCS ABORTED)
 #                                or UTRLCLR (legacy), then the retry
+#   mcq-lu-reset, legacy-lu-reset  the same, and the first two task
+#                                management requests (the two aborts' QUERY
+#                                TASK) go unanswered: Linux goes on to
+#                                reset the LU and clean the commands up
+#                                (MCQ: SQ cleanup, then it polls the CQ)
 #   mcq-escalate, legacy-escalate  the same, and the first task management
 #                                requests go unanswered too (x-stall-tm),
 #                                so the abort and the LU reset fail and
@@ -49,8 +54,8 @@ scenario() {
     rm -f "$img"
     truncate -s $size "$img"
     out=$logdir/run-guest.out
-    for t in stalled tm-stalled tm-aborts cleared sq-cleanups host-resets \
-             unaligned-writes; do
+    for t in stalled tm-stalled tm-aborts lu-resets cleared sq-cleanups \
+             host-resets unaligned-writes; do
         q+=(--qom "/machine/peripheral/ufs0:$t")
     done
     "$top/scripts/run-guest" --plan eh --log-dir "$logdir" --timeout 400 \
@@ -78,6 +83,12 @@ for mode in mcq legacy; do
     fi
     tap "$([ "$u" = 0 ] && echo 1)" "$mode-abort: no UNALIGNED WRITE the guest did not cause (got $u)"
     h0=$(qom "$out" host-resets)       # what bring-up alone does
+
+    scenario $mode-lu-reset "mode=$mode,$stall,x-stall-tm=2"
+    t=$(qom "$out" tm-stalled) l=$(qom "$out" lu-resets) u=$(qom "$out" unaligned-writes)
+    tap "$([ "$t" = 2 ] && [ "${l:-0}" -ge 1 ] && echo 1)" \
+        "$mode-lu-reset: both aborts failed ($t TM unanswered) and the guest reset the LU ($l LU resets)"
+    tap "$([ "$u" = 0 ] && echo 1)" "$mode-lu-reset: no UNALIGNED WRITE the guest did not cause (got $u)"
 
     scenario $mode-escalate "mode=$mode,$stall,x-stall-tm=3"
     s=$(qom "$out" stalled) t=$(qom "$out" tm-stalled) h=$(qom "$out" host-resets)

@@ -520,6 +520,29 @@ void ufs_mcq_queue(Ufs *u, uint32_t sq, int slot)
     u->done &= ~(1u << slot);
 }
 
+/*
+ * SQ cleanup of @tag on stopped SQ @q, as ufshcd_mcq_sq_cleanup does it:
+ * SQCTI, SQRTC.ICU, then poll SQRTS.CUS.  Returns SQRTS.
+ */
+uint32_t ufs_mcq_cleanup(Ufs *u, uint32_t q, uint8_t lun, uint8_t tag)
+{
+    uint32_t rts = 0;
+    int i;
+
+    wr(u, ufs_mcq_sq_reg(q, SQCTI), (uint32_t)lun << 8 | tag);
+    wr(u, ufs_mcq_sq_reg(q, SQRTC),
+       rd(u, ufs_mcq_sq_reg(q, SQRTC)) | 2);
+    for (i = 0; i < MAX_STEPS; i++) {
+        rts = rd(u, ufs_mcq_sq_reg(q, SQRTS));
+        if (rts & 2) {
+            break;
+        }
+        ufs_step(u, STEP_NS);
+    }
+    g_assert_cmphex(rts & 2, ==, 2);
+    return rts;
+}
+
 void ufs_mcq_ring(Ufs *u, uint32_t sq)
 {
     wr(u, ufs_mcq_sq_reg(sq, 0x04), u->q[sq].sq_tail * 32);

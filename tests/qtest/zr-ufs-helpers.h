@@ -139,6 +139,7 @@ void ufs_mcq_enable(Ufs *u, uint32_t nq, uint32_t entries);
 /* MCQ: put slot @slot's UTRD in SQ @sq without ringing; ring with SQTP. */
 void ufs_mcq_queue(Ufs *u, uint32_t sq, int slot);
 void ufs_mcq_ring(Ufs *u, uint32_t sq);
+uint32_t ufs_mcq_cleanup(Ufs *u, uint32_t q, uint8_t lun, uint8_t tag);
 /* MCQ: consume the CQEs CQ @cq holds; returns how many. */
 uint32_t ufs_mcq_reap(Ufs *u, uint32_t cq);
 uint32_t ufs_mcq_sq_reg(uint32_t q, uint32_t off);

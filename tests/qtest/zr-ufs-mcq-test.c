@@ -210,9 +210,7 @@ static void test_cq_wait_recreate(void)
     wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 1 << 16 | size);
     u->q[1].sq_tail = 0;
     wr(u, ufs_mcq_sq_reg(1, SQRTC), 1);
-    wr(u, ufs_mcq_sq_reg(1, SQCTI), 5);
-    wr(u, ufs_mcq_sq_reg(1, SQRTC), 3);
-    g_assert_cmphex(opr(u, 1, SQRTS) & 2, ==, 2);
+    ufs_mcq_cleanup(u, 1, 0, 5);
     wr(u, ufs_mcq_sq_reg(1, SQRTC), 0);
 
     /* Four more through SQ 1: three fill CQ 1, the fourth waits there */
@@ -407,14 +405,16 @@ static void test_sq_cleanup(void)
     g_assert_cmphex(opr(u, 0, SQRTS) & 0xf3, ==, 0x22);
 
     wr(u, ufs_mcq_sq_reg(0, SQRTC), 1);
-    wr(u, ufs_mcq_sq_reg(0, SQRTC), opr(u, 0, SQRTC) | 2);
-    g_assert_cmphex(opr(u, 0, SQRTS) & 0xf3, ==, 3);    /* SQS, CUS, RTC 0 */
-    wr(u, ufs_mcq_sq_reg(0, SQRTC), 0);
-    g_assert_cmphex(opr(u, 0, SQRTS) & 1, ==, 0);
+    /* SQS, CUS, RTC 0 */
+    g_assert_cmphex(ufs_mcq_cleanup(u, 0, 0, 7) & 0xf3, ==, 3);
     /*
      * The cleaned-up command completes with a CQE of OCS ABORTED (what
-     * Linux's ufshcd_mcq_abort and LU-reset paths wait for), once.
+     * Linux's ufshcd_mcq_abort and LU-reset paths wait for), once, and it
+     * is in the CQ by the time CUS is set: Linux polls the CQ right then.
      */
+    g_assert_cmpuint(ufs_mcq_reap(u, 0), ==, 1);
+    wr(u, ufs_mcq_sq_reg(0, SQRTC), 0);
+    g_assert_cmphex(opr(u, 0, SQRTS) & 1, ==, 0);
     wait_done(u, 1u << 7);
     g_assert_cmphex(u->cqe_ocs[7], ==, UFS_OCS_ABORTED);
     g_assert_cmpuint(qom_u64(u, "sq-cleanups"), ==, 1);

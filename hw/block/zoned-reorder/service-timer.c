@@ -54,6 +54,15 @@ static void zr_service_timer_bh(void *opaque)
         t->again = true;
         return;
     }
+    if (t->running) {
+        /*
+         * Run from inside a callback of the running step (a drain of the
+         * block layer runs the main loop's BHs): the outer loop takes
+         * another turn instead of nesting.
+         */
+        t->again = true;
+        return;
+    }
     zr_service_timer_run(t);
 }
 

@@ -84,6 +84,8 @@ static void ufs_zoned_h8_leave(UfsZonedState *s, bool manual)
     if (latency) {
         zr_service_timer_delay_starts(&s->sched, latency);
         timer_mod(s->h8_exit_timer, s->h8_exit_end_ns);
+    } else {
+        ufs_zoned_schedule(s);      /* whatever waited may be fetched */
     }
 }
 

@@ -230,8 +230,8 @@ bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
         return false;
     }
     for (q = 0; q < s->mcq_queues; q++) {
-        if (ufs_zoned_sq_enabled(s, q) && !(s->sq[q].rtc & SQRTC_ST) &&
-            s->sq[q].head != s->sq[q].tail) {
+        /* a stopped SQ with entries is not idle either: it will run */
+        if (ufs_zoned_sq_enabled(s, q) && s->sq[q].head != s->sq[q].tail) {
             return true;
         }
     }
@@ -296,11 +296,28 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
 }
 
 /* A fetched command is done (response UPIU written): post its CQE. */
+static void ufs_zoned_sq_cleanup_done(UfsZonedSq *sq, uint32_t rtc)
+{
+    sq->rts = (sq->rts & ~SQRTS_RTC_MASK) | SQRTS_CUS |
+              (rtc << SQRTS_RTC_SHIFT);
+}
+
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
 {
     uint32_t c = req->cq;
     UfsZonedCq *cq = &s->cq[c];
 
+    if (req->cleanup) {
+        /*
+         * The cleaned-up command's CQE is written (or queued for room)
+         * now: only from here on may the host see the cleanup done, since
+         * Linux polls the CQ right after SQRTS.CUS.
+         */
+        req->cleanup = false;
+        trace_ufs_zoned_mcq_sq_cleanup(req->sq, req->tag, true,
+                                       SQRTS_RTC_OK);
+        ufs_zoned_sq_cleanup_done(&s->sq[req->sq], SQRTS_RTC_OK);
+    }
     if (!ufs_zoned_cq_enabled(s, c)) {
         ufs_zoned_mcq_guest_error(c, "completion for a disabled CQ dropped");
         ufs_zoned_mcq_req_free(s, req);
@@ -359,25 +376,21 @@ void ufs_zoned_mcq_work(UfsZonedState *s)
 
 /* --- SQ runtime control: stop, start, cleanup -------------------------- */
 
-static void ufs_zoned_sq_cleanup_done(UfsZonedSq *sq, uint32_t rtc)
-{
-    sq->rts = (sq->rts & ~SQRTS_RTC_MASK) | SQRTS_CUS |
-              (rtc << SQRTS_RTC_SHIFT);
-}
-
 /*
  * SQ cleanup (UFSHCI 4.0 5.5, SQRTC.ICU): SQCTI names the command, LUN in
  * bits 15:8 and task tag in 7:0.  The command leaves the controller and
- * its LU and completes with a CQE of OCS ABORTED, posted by the work BH;
- * Linux's ufshcd_mcq_abort, LU reset and abort-all paths wait for that
- * CQE.  A command already done and waiting for CQ room keeps its own CQE.
- * The SQ must be stopped: otherwise CUS with RTC "SQ not stopped".
+ * its LU and completes with a CQE of OCS ABORTED, posted by the work BH,
+ * which then sets SQRTS.CUS (ufs_zoned_mcq_req_done): Linux's
+ * ufshcd_mcq_abort, LU reset and abort-all paths poll the CQ once CUS is
+ * set.  A command already done and waiting for CQ room keeps its own CQE
+ * and, like a cleanup that finds nothing, CUS is set at once.  The SQ
+ * must be stopped: otherwise CUS with RTC "SQ not stopped".
  */
 static void ufs_zoned_sq_cleanup(UfsZonedState *s, uint32_t q)
 {
     UfsZonedSq *sq = &s->sq[q];
     uint8_t lun = (sq->cti >> 8) & 0xff, tag = sq->cti & 0xff;
-    bool found = false;
+    bool found = false, cqe_to_come = false;
     uint32_t i;
 
     if (!(sq->rts & SQRTS_SQS)) {
@@ -394,14 +407,19 @@ static void ufs_zoned_sq_cleanup(UfsZonedState *s, uint32_t q)
         if (req->busy && !req->stopping && req->sq == q &&
             req->tag == tag && req->upiu.header.lun == lun) {
             found = true;
-            if (!req->responded) {
+            if (req->cleanup) {
+                cqe_to_come = true;     /* cleaned up already, CQE due */
+            } else if (!req->responded) {
                 ufs_zoned_req_complete_aborted(req);
+                cqe_to_come = true;
             }
         }
     }
     ufs_zoned_teardown_end(s);
-    trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, found, SQRTS_RTC_OK);
-    ufs_zoned_sq_cleanup_done(sq, SQRTS_RTC_OK);
+    if (!cqe_to_come) {
+        trace_ufs_zoned_mcq_sq_cleanup(q, sq->cti, found, SQRTS_RTC_OK);
+        ufs_zoned_sq_cleanup_done(sq, SQRTS_RTC_OK);
+    }
 }
 
 static void ufs_zoned_sq_rtc(UfsZonedState *s, uint32_t q, uint32_t val)
@@ -420,6 +438,9 @@ static void ufs_zoned_sq_rtc(UfsZonedState *s, uint32_t q, uint32_t val)
     if (!(val & SQRTC_ST) && (sq->rts & SQRTS_SQS)) {
         sq->rts &= ~(SQRTS_SQS | SQRTS_CUS);
         trace_ufs_zoned_mcq_sq_stop(q, false);
+        if (sq->head != sq->tail) {
+            ufs_zoned_ahit_busy(s);
+        }
         ufs_zoned_mcq_fetch(s);
     }
 }
@@ -536,7 +557,7 @@ static void ufs_zoned_sqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
  */
 static void ufs_zoned_cq_disable(UfsZonedState *s, uint32_t c)
 {
-    UfsZonedReq *req;
+    UfsZonedReq *req, *next;
 
     if (QTAILQ_EMPTY(&s->cq[c].waiting)) {
         return;
@@ -544,7 +565,7 @@ static void ufs_zoned_cq_disable(UfsZonedState *s, uint32_t c)
     ufs_zoned_mcq_guest_error(c, "CQ disabled with completions waiting; "
                               "they are dropped");
     ufs_zoned_teardown_begin(s);
-    while ((req = QTAILQ_FIRST(&s->cq[c].waiting))) {
+    QTAILQ_FOREACH_SAFE(req, &s->cq[c].waiting, cq_wait, next) {
         ufs_zoned_req_drop(s, req);
     }
     ufs_zoned_teardown_end(s);
@@ -789,6 +810,9 @@ void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val)
     }
     s->reg.config = on ? R_CONFIG_QT_MASK : 0;
     trace_ufs_zoned_mcq_select(on);
+    if (ufs_zoned_mcq_fetch_waiting(s)) {
+        ufs_zoned_ahit_busy(s);
+    }
     ufs_zoned_mcq_fetch(s);
 }
 

@@ -76,6 +76,7 @@ static uint8_t ufs_zoned_tm_function(UfsZonedState *s, uint8_t func,
         ufs_zoned_tm_scan(s, lun, -1, true);
         return UFS_UPIU_TASK_MANAGEMENT_FUNC_COMPL;
     case UFS_LOGICAL_RESET:
+        s->lu_resets++;
         ufs_zoned_teardown_begin(s);
         ufs_zoned_tm_scan(s, lun, -1, true);
         if (!(lun & UFS_UPIU_WLUN_ID)) {

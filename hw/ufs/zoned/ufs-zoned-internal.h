@@ -77,6 +77,7 @@ typedef struct UfsZonedReq {
     uint32_t xfer_len;
     bool finish_pending;        /* the LU finished: work BH completes it */
     bool responded;             /* response written; at most a CQE left */
+    bool cleanup;               /* SQ cleanup: its CQE sets SQRTS.CUS */
     ZrCmd zr;
     UtpTransferReqDesc utrd;    /* as read, for the MCQ CQE */
     bool cq_waiting;            /* MCQ: done, waiting for CQ space */
@@ -211,6 +212,7 @@ struct UfsZonedState {
     uint64_t stalled;
     uint64_t tm_aborts;
     uint64_t tm_stalled;
+    uint64_t lu_resets;
     uint64_t cleared;
     uint64_t sq_cleanups;
     uint64_t host_resets;

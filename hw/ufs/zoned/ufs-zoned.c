@@ -231,6 +231,8 @@ static const struct {
       "task management requests x-stall-tm left unanswered" },
     { "tm-aborts", offsetof(UfsZonedState, tm_aborts),
       "commands aborted by task management (ABORT TASK, ... LU RESET)" },
+    { "lu-resets", offsetof(UfsZonedState, lu_resets),
+      "LOGICAL UNIT RESET task management functions" },
     { "cleared", offsetof(UfsZonedState, cleared),
       "commands dropped by UTRLCLR or a reset" },
     { "sq-cleanups", offsetof(UfsZonedState, sq_cleanups),

@@ -93,7 +93,7 @@ static void ufs_zoned_write_ocs(UfsZonedState *s, UfsZonedReq *req)
 
 bool ufs_zoned_idle(UfsZonedState *s)
 {
-    return !s->utrldbr && !s->mcq_active && !s->utmrl_pending &&
+    return !s->utrldbr && !s->mcq_active && !s->reg.utmrldbr &&
            !ufs_zoned_mcq_fetch_waiting(s);
 }
 
@@ -116,6 +116,9 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
     UfsZonedState *s = req->s;
     uint32_t len = UFSZ_UPIU_HDR_SIZE + data_len;
 
+    /* Answered from here on, even if the DMA below re-enters the BHs. */
+    req->responded = true;
+    req->finish_pending = false;
     if (rsp && req->ocs == UFS_OCS_SUCCESS) {
         if (len > req->rsp_len) {
             /* UFSHCI 4.0 6.1.1: the response does not fit its buffer. */
@@ -133,7 +136,6 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
     }
     trace_ufs_zoned_complete(req->slot, req->sq, req->tag, req->ocs,
                              req->status);
-    req->responded = true;
     g_free(req->prdt);
     req->prdt = NULL;
     if (req->sreq) {
@@ -205,8 +207,12 @@ static void ufs_zoned_set_sense(UfsZonedReq *req, SCSISense sense)
 /* UFS 4.0 10.7.2: overflow residual, else what EDTL left unmoved. */
 static void ufs_zoned_set_resid(UfsZonedReq *req, uint64_t exp)
 {
+    uint64_t want = req->sreq ? req->sreq->cmd.xfer : 0;
+
     if (req->overflow) {
-        req->resid = MIN(req->overflow_bytes, UINT32_MAX);
+        /* all the command wanted beyond EDTL, not only the first chunk */
+        req->resid = MIN(want > exp ? want - exp : req->overflow_bytes,
+                         UINT32_MAX);
     } else {
         req->resid = exp > req->xfer_off ? exp - req->xfer_off : 0;
     }
@@ -961,6 +967,7 @@ void ufs_zoned_req_complete_aborted(UfsZonedReq *req)
     ufs_zoned_req_stop(s, req);
     req->stopping = false;
     req->aborted = false;
+    req->cleanup = true;
     req->ocs = UFS_OCS_ABORTED;
     req->scsi_done = true;
     req->svc_done = true;

@@ -32,13 +32,23 @@ static void ufs_zoned_work_bh(void *opaque)
     if (s->teardown) {
         return;     /* ufs_zoned_teardown_end() schedules us again */
     }
+    if (s->work_running) {
+        /*
+         * Run again from inside itself: a DMA aimed at another device
+         * drained the block layer, which runs the main loop's BHs.  The
+         * outer run takes another turn instead.
+         */
+        s->work_again = true;
+        return;
+    }
     s->work_running = true;
     do {
         s->work_again = false;
-        ufs_zoned_utmrl_work(s);
+        /* what was rung before a task management request is covered by it */
         ufs_zoned_utrl_fetch(s);
-        ufs_zoned_utp_work(s);
         ufs_zoned_mcq_work(s);
+        ufs_zoned_utmrl_work(s);
+        ufs_zoned_utp_work(s);
     } while (s->work_again && !s->teardown);
     s->work_running = false;
     zr_service_timer_kick(&s->sched);
