@@ -610,6 +610,15 @@ static void test_mode_select(void)
     /* An empty list changes nothing. */
     mode_select(s, 0x10, list, 0, &r);
     zr_assert_good(&r);
+    /* MODE SELECT(6): header (4), short block descriptor, no page. */
+    {
+        uint8_t cdb6[16] = { MODE_SELECT, 0x10, 0, 0, 12 };
+        uint8_t list6[12] = { [3] = 8 };
+
+        stl_be_p(&list6[8], BS);
+        cmd(s, cdb6, list6, sizeof(list6), NULL, 0, &r);
+        zr_assert_good(&r);
+    }
     zr_scsi_stop(s);
     unlink(img);
 }
@@ -1520,6 +1529,114 @@ static void test_iothread(void)
 
 /*
  * ------------------------------------------------------------------------
+ * Bad input: one malformed CDB, parameter list or LBA range per test.
+ * Each asserts the sense data the standard gives, then that the LU and
+ * QEMU still answer (alive()).
+ */
+
+/* The LU answers TEST UNIT READY and QEMU its monitor. */
+static void alive(ZrScsi *s)
+{
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    ZrScsiResp r;
+
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    qtest_qmp_assert_success(zr_scsi_qts(s), "{ 'execute': 'query-status' }");
+}
+
+/* alive(), then shut QEMU down. */
+static void stop_alive(ZrScsi *s)
+{
+    alive(s);
+    zr_scsi_stop(s);
+}
+
+/* MODE SELECT(6) of a parameter list of @len bytes. */
+static void mode_select6(ZrScsi *s, const uint8_t *list, size_t len,
+                         ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { MODE_SELECT, 0x10, 0, 0, len };
+
+    cmd(s, cdb, list, len, NULL, 0, r);
+}
+
+/* Boot, send MODE SELECT(10) (or (6)) of @list, expect ILLEGAL REQUEST. */
+static void bad_mode_select(bool ten, const uint8_t *list, size_t len,
+                            uint8_t asc)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    ZrScsiResp r;
+
+    if (ten) {
+        mode_select(s, 0x10, list, len, &r);
+    } else {
+        mode_select6(s, list, len, &r);
+    }
+    zr_assert_sense(&r, ILLEGAL, asc, 0x00);
+    stop_alive(s);
+}
+
+/*
+ * SPC-5: a BLOCK DESCRIPTOR LENGTH that is not one whole descriptor is an
+ * INVALID FIELD IN PARAMETER LIST.  With bdlen = 1 and LONGLBA the device
+ * used to read the block length at bytes 20-23 of a 9-byte list (a heap
+ * over-read that valgrind and ASan report).
+ */
+static void test_bad_mode_select_bdlen_odd(void)
+{
+    uint8_t list[9] = { 0 };
+
+    list[4] = 0x01;                                 /* LONGLBA */
+    stw_be_p(&list[6], 1);                          /* BLOCK DESC. LENGTH */
+    bad_mode_select(true, list, sizeof(list), 0x26);
+}
+
+/* LONGLBA with a short (8-byte) descriptor: not one long descriptor. */
+static void test_bad_mode_select_longlba_short_bd(void)
+{
+    uint8_t list[16] = { 0 };
+
+    list[4] = 0x01;
+    stw_be_p(&list[6], 8);
+    stl_be_p(&list[12], BS);
+    bad_mode_select(true, list, sizeof(list), 0x26);
+}
+
+/* A block descriptor running past the list: PARAMETER LIST LENGTH ERROR. */
+static void test_bad_mode_select_bd_past_list(void)
+{
+    uint8_t list[16] = { 0 };
+
+    list[4] = 0x01;
+    stw_be_p(&list[6], 16);                         /* 8 bytes are there */
+    bad_mode_select(true, list, sizeof(list), 0x1a);
+    stw_be_p(&list[6], 0xffff);
+    bad_mode_select(true, list, sizeof(list), 0x1a);
+}
+
+/* MODE SELECT(6): bdlen 255 in a 4-byte list, half a descriptor. */
+static void test_bad_mode_select6_lengths(void)
+{
+    uint8_t list[12] = { 0 };
+
+    list[3] = 0xff;
+    bad_mode_select(false, list, 4, 0x1a);
+    list[3] = 4;
+    bad_mode_select(false, list, 8, 0x26);
+    bad_mode_select(false, list, 3, 0x1a);          /* short header */
+}
+
+/* The longest MODE SELECT(10) list: a page of code 0 after the header. */
+static void test_bad_mode_select_long_list(void)
+{
+    g_autofree uint8_t *list = g_malloc0(0xffff);
+
+    bad_mode_select(true, list, 0xffff, 0x26);
+}
+
+/*
+ * ------------------------------------------------------------------------
  * Reordering
  */
 
@@ -1612,5 +1729,15 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/geometry-errors", test_geometry_errors);
     qtest_add_func("/scsi-zbc/iothread", test_iothread);
     qtest_add_func("/scsi-zbc/reorder", test_reorder);
+    qtest_add_func("/scsi-zbc/bad/mode-select-bdlen-odd",
+                   test_bad_mode_select_bdlen_odd);
+    qtest_add_func("/scsi-zbc/bad/mode-select-longlba-short-bd",
+                   test_bad_mode_select_longlba_short_bd);
+    qtest_add_func("/scsi-zbc/bad/mode-select-bd-past-list",
+                   test_bad_mode_select_bd_past_list);
+    qtest_add_func("/scsi-zbc/bad/mode-select6-lengths",
+                   test_bad_mode_select6_lengths);
+    qtest_add_func("/scsi-zbc/bad/mode-select-long-list",
+                   test_bad_mode_select_long_list);
     return g_test_run();
 }
