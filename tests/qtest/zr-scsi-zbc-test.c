@@ -1476,6 +1476,15 @@ static void test_geometry_errors(void)
           "at most 36 characters" },
         { "'size': 65536, 'zone-size': 131072",
           "smaller than one zone" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 2048", "zone-size 2048 is not a multiple of the "
+          "physical block size 4096" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 65536, 'zone-capacity': 33280",
+          "zone-capacity 33280 is not a multiple of the physical block" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 65536, 'size': 1049088",
+          "is not a multiple of the physical block size 4096" },
     };
     g_autofree char *fw = zr_firmware_args();
     QTestState *qts = qtest_initf("%s-machine q35 -nodefaults "
@@ -1636,6 +1645,56 @@ static void test_bad_mode_select_long_list(void)
 }
 
 /*
+ * 512-byte logical blocks in 4096-byte physical blocks: writes in
+ * sequential zones are whole physical blocks (ZBC-2; libzbc 01.075), the
+ * write pointer stays where it was; conventional zones take any length.
+ */
+#define PB_GEOMETRY "logical_block_size=512,physical_block_size=4096," \
+                    "size=1M,zone-size=64K,conv-zones=2"
+#define PB_ZB       128                 /* 64 KiB in 512-byte blocks */
+
+static void write512(ZrScsi *s, uint64_t lba, uint32_t nb, ZrScsiResp *r)
+{
+    g_autofree uint8_t *buf = g_malloc0(nb * 512);
+    uint8_t cdb[16];
+
+    zr_cdb_rw16(cdb, WRITE_16, lba, nb);
+    cmd(s, cdb, buf, nb * 512, NULL, 0, r);
+}
+
+static void test_bad_write_physical_end(void)
+{
+    ZrScsi *s = boot(PB_GEOMETRY);
+    ZrScsiResp r;
+
+    write512(s, 2 * PB_ZB, 3, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 2 * PB_ZB, C_EMPTY, 2 * PB_ZB);
+    write512(s, 2 * PB_ZB, 8, &r);
+    zr_assert_good(&r);
+    write512(s, 2 * PB_ZB + 8, 9, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 2 * PB_ZB, C_IMP, 2 * PB_ZB + 8);
+    g_assert_cmpuint(qom_u64(s, "stats.unaligned-writes"), ==, 2);
+    stop_alive(s);
+}
+
+static void test_bad_write_physical_start(void)
+{
+    ZrScsi *s = boot(PB_GEOMETRY);
+    ZrScsiResp r;
+
+    /* Off the write pointer and off a physical block. */
+    write512(s, 3 * PB_ZB + 1, 7, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 3 * PB_ZB, C_EMPTY, 3 * PB_ZB);
+    /* Conventional zones: any alignment. */
+    write512(s, 1, 3, &r);
+    zr_assert_good(&r);
+    stop_alive(s);
+}
+
+/*
  * ------------------------------------------------------------------------
  * Reordering
  */
@@ -1739,5 +1798,9 @@ int main(int argc, char **argv)
                    test_bad_mode_select6_lengths);
     qtest_add_func("/scsi-zbc/bad/mode-select-long-list",
                    test_bad_mode_select_long_list);
+    qtest_add_func("/scsi-zbc/bad/write-physical-end",
+                   test_bad_write_physical_end);
+    qtest_add_func("/scsi-zbc/bad/write-physical-start",
+                   test_bad_write_physical_start);
     return g_test_run();
 }

@@ -404,6 +404,37 @@ static bool zbc_to_blocks(const char *prop, uint64_t bytes, uint32_t bs,
     return true;
 }
 
+/*
+ * With a physical block larger than the logical block, writes in
+ * sequential zones must be whole physical blocks
+ * (zbc_zone_write_misaligned()), so every zone, and the space a zone can
+ * be written in, must be too, or a zone could never be filled.
+ */
+static bool zbc_check_physical(ZbcState *s, uint64_t zone_blocks,
+                               uint64_t cap_blocks, Error **errp)
+{
+    uint32_t pbs = s->qdev.conf.physical_block_size;
+    uint64_t mask = s->pb_blocks - 1;
+
+    if (zone_blocks & mask) {
+        error_setg(errp, "zone-size %" PRIu64 " is not a multiple of the "
+                   "physical block size %" PRIu32, s->zone_size, pbs);
+        return false;
+    }
+    if (cap_blocks & mask) {
+        error_setg(errp, "zone-capacity %" PRIu64 " is not a multiple of "
+                   "the physical block size %" PRIu32, s->zone_cap, pbs);
+        return false;
+    }
+    if (s->nr_blocks & mask) {
+        error_setg(errp, "the device size (%" PRIu64 " bytes) is not a "
+                   "multiple of the physical block size %" PRIu32,
+                   s->nr_blocks * s->block_size, pbs);
+        return false;
+    }
+    return true;
+}
+
 static bool zbc_geometry(ZbcState *s, Error **errp)
 {
     BlockConf *conf = &s->qdev.conf;
@@ -449,6 +480,10 @@ static bool zbc_geometry(ZbcState *s, Error **errp)
                        &zone_blocks, errp) ||
         !zbc_to_blocks("zone-capacity", s->zone_cap, s->block_size,
                        &cap_blocks, errp)) {
+        return false;
+    }
+    s->pb_blocks = conf->physical_block_size / s->block_size;
+    if (!zbc_check_physical(s, zone_blocks, cap_blocks, errp)) {
         return false;
     }
     if (zone_blocks > UINT32_MAX) {
@@ -678,8 +713,9 @@ static void zbc_instance_init(Object *obj)
           "logical blocks written (read-only counter)" },
         { "stats.unaligned-writes",
           offsetof(ZbcState, zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]),
-          "writes failed with UNALIGNED WRITE COMMAND, i.e. not at the "
-          "write pointer when they started (read-only counter)" },
+          "writes failed with UNALIGNED WRITE COMMAND: not at the write "
+          "pointer when they started, or not whole physical blocks "
+          "(read-only counter)" },
         { "stats.implicit-opens",
           offsetof(ZbcState, zones.stats.implicit_opens),
           "zones implicitly opened by a write (read-only counter)" },

@@ -165,6 +165,7 @@ void zbc_zone_view_at(ZbcState *s, uint64_t lba, ZbcZoneView *v);
 bool zbc_zone_view_next(ZbcState *s, ZbcZoneView *v);
 bool zbc_zone_is_gap_start(ZbcState *s, uint64_t lba);
 ZrResult zbc_zone_read_check(ZbcState *s, uint64_t lba, uint64_t nb);
+bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb);
 void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
                              uint8_t *buf);
 

@@ -54,6 +54,7 @@ struct ZbcState {
     bool null_backed;           /* no drive: reads zero, writes discarded */
     uint64_t nr_blocks;
     uint32_t block_size;
+    uint32_t pb_blocks;         /* physical block, in logical blocks */
     uint32_t max_xfer_blocks;
     uint32_t zone_blocks;       /* zone size in blocks */
 
