@@ -323,6 +323,73 @@ static void test_vpd(void)
     zr_scsi_stop(s);
 }
 
+/* The T10 vendor ID designator's name in VPD 83h of the selected LU. */
+static char *vpd83_name(ZrScsi *s)
+{
+    uint8_t buf[128];
+    ZrScsiResp r;
+
+    vpd(s, 0x83, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[5], ==, 0x01);              /* LU, T10 vendor ID */
+    g_assert_cmpuint(buf[7], >, 8);
+    g_assert(!memcmp(&buf[8], "QEMU    ", 8));
+    return g_strndup((char *)&buf[16], buf[7] - 8);
+}
+
+/* Consume the POWER ON unit attention of a LU addressed the first time. */
+static void select_lu(ZrScsi *s, uint8_t target, uint16_t lun)
+{
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    ZrScsiResp r;
+
+    zr_scsi_select(s, target, lun);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, UNIT_ATTENTION, 0x29, 0x00);
+}
+
+/*
+ * Without serial or id, two disks on one bus still name different LUs in
+ * VPD 83h (udev by-id links, multipath): the drive's name, or the place
+ * on the bus for null-backed disks; and the same on every run.
+ */
+static void test_vpd_unique(void)
+{
+    g_autofree char *img0 = make_image(NBLOCKS * BS, 0);
+    g_autofree char *img1 = make_image(NBLOCKS * BS, 0);
+    g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    g_autofree char *a2 = NULL;
+    const char *null2 = "-device scsi-zbc,bus=vs0.0,scsi-id=0,lun=0," GEOMETRY
+                        " -device scsi-zbc,bus=vs0.0,scsi-id=0,lun=1,"
+                        GEOMETRY;
+    ZrScsi *s = zr_scsi_start("%s", null2);
+
+    a = vpd83_name(s);
+    select_lu(s, 0, 1);
+    b = vpd83_name(s);
+    g_assert_cmpstr(a, !=, b);
+    zr_scsi_stop(s);
+    s = zr_scsi_start("%s", null2);
+    a2 = vpd83_name(s);
+    g_assert_cmpstr(a, ==, a2);
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start("-drive if=none,id=disk-a,file=%s,format=raw "
+                      "-drive if=none,id=disk-b,file=%s,format=raw "
+                      "-device scsi-zbc,bus=vs0.0,scsi-id=0,lun=0,"
+                      "drive=disk-a," GEOMETRY " "
+                      "-device scsi-zbc,bus=vs0.0,scsi-id=2,lun=0,"
+                      "drive=disk-b," GEOMETRY, img0, img1);
+    c = vpd83_name(s);
+    select_lu(s, 2, 0);
+    d = vpd83_name(s);
+    g_assert_cmpstr(c, ==, "disk-a");
+    g_assert_cmpstr(d, ==, "disk-b");
+    zr_scsi_stop(s);
+    unlink(img0);
+    unlink(img1);
+}
+
 static void test_read_capacity(void)
 {
     ZrScsi *s = boot(GEOMETRY ",physical_block_size=16384");
@@ -1766,6 +1833,7 @@ int main(int argc, char **argv)
 
     qtest_add_func("/scsi-zbc/inquiry", test_inquiry);
     qtest_add_func("/scsi-zbc/vpd", test_vpd);
+    qtest_add_func("/scsi-zbc/vpd-unique", test_vpd_unique);
     qtest_add_func("/scsi-zbc/read-capacity", test_read_capacity);
     qtest_add_func("/scsi-zbc/sense-and-ready", test_sense_and_ready);
     qtest_add_func("/scsi-zbc/start-stop", test_start_stop);

@@ -579,6 +579,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         s->wce_default = blk_enable_write_cache(conf->blk);
     }
     s->wce = s->wce_default;
+    s->lu_name = zbc_lu_name(s);
     s->start_bh = qemu_bh_new_guarded(zbc_start_bh, s,
                                       &DEVICE(dev)->mem_reentrancy_guard);
     dev->type = TYPE_ZBC;
@@ -607,6 +608,8 @@ static void zbc_unrealize(SCSIDevice *dev)
     zr_dispatch_flush(&s->dispatch, NULL, NULL);
     zr_dispatch_cleanup(&s->dispatch);
     zr_zone_model_cleanup(&s->zones);
+    g_free(s->lu_name);
+    s->lu_name = NULL;
 }
 
 static void zbc_reset(DeviceState *dev)

@@ -135,6 +135,8 @@ void zbc_fail_stopped(ZbcReq *r);
 SCSISense zbc_sense_stopped(void);
 
 /* zbc-inquiry.c */
+#define ZBC_LU_NAME_MAX 64      /* bytes of the VPD 83h T10 vendor ID name */
+char *zbc_lu_name(ZbcState *s);
 int32_t zbc_inquiry_send(ZbcReq *r);
 
 /* zbc-mode.c */

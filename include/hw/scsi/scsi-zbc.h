@@ -52,6 +52,7 @@ struct ZbcState {
 
     /* Derived at realize */
     bool null_backed;           /* no drive: reads zero, writes discarded */
+    char *lu_name;              /* VPD 83h T10 vendor ID name (zbc-inquiry.c) */
     uint64_t nr_blocks;
     uint32_t block_size;
     uint32_t pb_blocks;         /* physical block, in logical blocks */
