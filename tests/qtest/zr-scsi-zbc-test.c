@@ -1761,6 +1761,106 @@ static void test_bad_write_physical_start(void)
     stop_alive(s);
 }
 
+/* REPORT ZONES allocation lengths shorter than the header: cut, GOOD. */
+static void test_bad_report_short_alloc(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[64];
+    ZrScsiResp r;
+    uint32_t alloc;
+
+    for (alloc = 1; alloc < 64; alloc += 9) {
+        memset(buf, 0xee, sizeof(buf));
+        zr_cdb_report_zones(cdb, 0, alloc, alloc & 1, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(r.resid, ==, 0);
+        if (alloc >= 4) {
+            g_assert_cmpuint(ldl_be_p(buf), ==, alloc & 1 ? 0 : NZ * 64);
+        }
+    }
+    stop_alive(s);
+}
+
+/*
+ * 65536 zones; an allocation length of 3 MiB gets the 2 MiB bound: the
+ * header and 32767 descriptors.  PARTIAL = 0: ZONE LIST LENGTH counts all
+ * the zones; PARTIAL = 1: the descriptors returned.
+ */
+static void test_bad_report_capped(void)
+{
+    const uint32_t alloc = 3 * 1024 * 1024, max = 2 * 1024 * 1024;
+    const uint32_t nzones = 65536, zb = 4;
+    ZrScsi *s = boot("size=1G,zone-size=16K,conv-zones=1");
+    g_autofree uint8_t *buf = g_malloc(alloc);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+    int partial;
+
+    for (partial = 0; partial < 2; partial++) {
+        uint32_t ndesc = (max - 64) / 64;
+        const uint8_t *last = &buf[64 + (ndesc - 1) * 64];
+
+        zr_cdb_report_zones(cdb, 0, alloc, partial, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(r.resid, ==, alloc - max);
+        g_assert_cmpuint(ldl_be_p(buf), ==,
+                         (partial ? ndesc : nzones) * 64);
+        g_assert_cmpuint(ldq_be_p(&last[16]), ==, (uint64_t)(ndesc - 1) * zb);
+        /* The host goes on from the zone after the last one it got. */
+        zr_cdb_report_zones(cdb, (uint64_t)ndesc * zb, alloc, partial, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(ldl_be_p(buf), ==,
+                         (partial ? ndesc : nzones - ndesc) * 64);
+        g_assert_cmpuint(ldq_be_p(&buf[64 + 16]), ==, (uint64_t)ndesc * zb);
+    }
+    stop_alive(s);
+}
+
+/*
+ * FINISH with ALL finishes the open and CLOSED zones only, and zeroes on
+ * the drive what each skipped; EMPTY zones stay as they are.
+ */
+static void test_finish_all_zeroes(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    g_autofree uint8_t *disk = NULL;
+    uint8_t cdb[16] = { SYNCHRONIZE_CACHE_16 };
+    size_t len;
+    ZrScsiResp r;
+    size_t i;
+
+    write_ok(s, zs(2), 1, 0x11);                    /* IMPLICITLY OPEN */
+    zone_ok(s, SA_OPEN, zs(3), false);              /* EXPLICITLY OPEN */
+    write_ok(s, zs(4), 2, 0x44);
+    zone_ok(s, SA_CLOSE, zs(4), false);             /* CLOSED */
+    zone_ok(s, SA_FINISH, 0, true);
+    check_zone(s, zs(2), C_FULL, zs(3));
+    check_zone(s, zs(3), C_FULL, zs(4));
+    check_zone(s, zs(4), C_FULL, zs(5));
+    check_zone(s, zs(5), C_EMPTY, zs(5));
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    g_assert(g_file_get_contents(img, (char **)&disk, &len, NULL));
+    g_assert_cmpuint(len, ==, NBLOCKS * BS);
+    for (i = zs(2) * BS; i < zs(6) * BS; i++) {
+        uint8_t want = i < (zs(2) + 1) * BS ? 0x11 :
+                       i < zs(4) * BS ? 0 :
+                       i < (zs(4) + 2) * BS ? 0x44 :
+                       i < zs(5) * BS ? 0 : 0xaa;
+
+        if (disk[i] != want) {
+            g_test_message("byte %zu: 0x%02x", i, disk[i]);
+        }
+        g_assert_cmphex(disk[i], ==, want);
+    }
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
 /*
  * ------------------------------------------------------------------------
  * Reordering
@@ -1870,5 +1970,9 @@ int main(int argc, char **argv)
                    test_bad_write_physical_end);
     qtest_add_func("/scsi-zbc/bad/write-physical-start",
                    test_bad_write_physical_start);
+    qtest_add_func("/scsi-zbc/bad/report-short-alloc",
+                   test_bad_report_short_alloc);
+    qtest_add_func("/scsi-zbc/bad/report-capped", test_bad_report_capped);
+    qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
     return g_test_run();
 }
