@@ -758,11 +758,15 @@ static void test_rsoc(void)
     g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 16);
     g_assert(!memcmp(&buf[4], read16_usage, 16));
     g_assert_cmpuint(r.resid, ==, sizeof(buf) - 20);
-    /* RESET WRITE POINTER: ALL used, ZONE COUNT not supported. */
+    /*
+     * RESET WRITE POINTER: ALL used, ZONE COUNT not supported; byte 1 of
+     * the usage data is the service action (SPC-5).
+     */
     rsoc(s, 0x82, 0x94, 0x04, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x83);              /* CTDP, supported */
-    g_assert_cmphex(buf[4 + 1], ==, 0x1f);
+    g_assert_cmphex(buf[4 + 0], ==, 0x94);
+    g_assert_cmphex(buf[4 + 1], ==, 0x04);
     g_assert_cmphex(buf[4 + 12], ==, 0x00);
     g_assert_cmphex(buf[4 + 13], ==, 0x00);
     g_assert_cmphex(buf[4 + 14], ==, 0x01);
@@ -770,6 +774,13 @@ static void test_rsoc(void)
     rsoc(s, 0x03, SERVICE_ACTION_IN_16, 0x10, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x03);
+    g_assert_cmphex(buf[4 + 1], ==, 0x10);
+    rsoc(s, 0x02, MAINTENANCE_IN, 0x0c, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[4 + 1], ==, 0x0c);
+    rsoc(s, 0x02, 0x95, 0x00, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[4 + 1], ==, 0x00);
     rsoc(s, 0x03, READ_10, 0x55, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x03);
@@ -844,9 +855,9 @@ static void test_bad_cdbs(void)
     cdb[15] = 0x04;                                 /* NACA */
     cmd(s, cdb, NULL, 0, buf, BS, &r);
     zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
-    /* ZBC OUT ZONE COUNT and REPORT ZONES byte 14 bit 6. */
+    /* ZBC OUT ZONE COUNT above one and REPORT ZONES byte 14 bit 6. */
     zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
-    cdb[13] = 0x01;
+    cdb[13] = 0x02;
     cmd(s, cdb, NULL, 0, NULL, 0, &r);
     zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
     zr_cdb_report_zones(cdb, 0, 64, false, 0x40);
@@ -1761,6 +1772,34 @@ static void test_bad_write_physical_start(void)
     stop_alive(s);
 }
 
+/* ZBC OUT ZONE COUNT: 1 is the same as 0, above 1 is refused unless ALL. */
+static void test_bad_zone_count(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
+    stw_be_p(&cdb[12], 2);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    stw_be_p(&cdb[12], 0xffff);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    stw_be_p(&cdb[12], 1);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(2), C_EXP, zs(2));
+    /* ALL ignores ZONE ID and ZONE COUNT. */
+    zr_cdb_zbc_out(cdb, SA_CLOSE, UINT64_MAX, true);
+    stw_be_p(&cdb[12], 0xffff);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    stop_alive(s);
+}
+
 /* REPORT ZONES allocation lengths shorter than the header: cut, GOOD. */
 static void test_bad_report_short_alloc(void)
 {
@@ -1970,6 +2009,7 @@ int main(int argc, char **argv)
                    test_bad_write_physical_end);
     qtest_add_func("/scsi-zbc/bad/write-physical-start",
                    test_bad_write_physical_start);
+    qtest_add_func("/scsi-zbc/bad/zone-count", test_bad_zone_count);
     qtest_add_func("/scsi-zbc/bad/report-short-alloc",
                    test_bad_report_short_alloc);
     qtest_add_func("/scsi-zbc/bad/report-capped", test_bad_report_capped);

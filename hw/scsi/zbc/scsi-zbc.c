@@ -46,6 +46,7 @@
     { _name, ZBC_OUT, _sa, 16,                                              \
       { [0] = ZBC_OUT, [1] = 0x1f, [2 ... 9] = 0xff /* ZONE ID */,          \
         [14] = 0x01 /* ALL */ },                                            \
+      .own = { [12 ... 13] = 0xff /* ZONE COUNT: zbc_out_send() */ },       \
       .needs_ready = true, .op = ZR_OP_ZONE_MGMT,                           \
       .send = zbc_out_send, .start = zbc_out_start }
 
@@ -280,10 +281,11 @@ static int32_t zbc_send_command(SCSIRequest *req, uint8_t *cdb)
 
     /* SPC-5: a reserved bit set in the CDB is an invalid field. */
     for (i = 1; i < cmd->cdb_len; i++) {
-        if (cdb[i] & ~cmd->usage[i]) {
+        uint8_t reserved = cdb[i] & ~(cmd->usage[i] | cmd->own[i]);
+
+        if (reserved) {
             qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: %s: reserved bits 0x%02x "
-                          "set in CDB byte %d\n", cmd->name,
-                          cdb[i] & ~cmd->usage[i], i);
+                          "set in CDB byte %d\n", cmd->name, reserved, i);
             zbc_check_condition(r, SENSE_CODE(INVALID_FIELD),
                                 "reserved bits set");
             return 0;

@@ -82,6 +82,11 @@ typedef struct ZbcCmd {
      * refused with INVALID FIELD IN CDB before the command runs.
      */
     uint8_t usage[16];
+    /*
+     * Bits send() checks itself, not shown in the CDB usage data: a field
+     * of which only some values are supported (ZBC OUT's ZONE COUNT).
+     */
+    uint8_t own[16];
     bool needs_ready;       /* NOT READY while the LU is stopped */
     bool by_bus;            /* answered by QEMU's SCSI bus, not by us */
     ZrOp op;                /* medium commands: class for the engine */

@@ -7,13 +7,16 @@
  * ZBC's own: a ZONE ID naming a gap zone, and the initialization pattern
  * a finished zone must read back for the blocks it never wrote.
  *
- * ZONE COUNT (bytes 12-13) is reserved here: a non-zero count is refused
- * from the command table's usage map, and REPORT SUPPORTED OPERATION
- * CODES shows the field unused, which is how hosts (libzbc) detect it.
+ * ZONE COUNT (bytes 12-13): only one zone per command.  A count of 0 or 1
+ * (the same thing in ZBC-2) is accepted, a larger one refused with
+ * INVALID FIELD IN CDB unless ALL is set (ALL ignores ZONE ID and ZONE
+ * COUNT); REPORT SUPPORTED OPERATION CODES shows the field unused, which
+ * is how hosts (libzbc) see that counts are not supported.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "scsi/constants.h"
 #include "system/block-backend.h"
 #include "zbc-internal.h"
@@ -38,7 +41,16 @@ static ZrZoneOp zbc_out_op(uint8_t sa)
 
 int32_t zbc_out_send(ZbcReq *r)
 {
-    r->lba = ldq_be_p(&r->req.cmd.buf[2]);      /* ZONE ID */
+    const uint8_t *cdb = r->req.cmd.buf;
+    uint16_t count = lduw_be_p(&cdb[12]);
+
+    if (count > 1 && !(cdb[14] & 0x01)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: %s: ZONE COUNT %u is not "
+                      "supported\n", r->cmd->name, count);
+        zbc_check_condition(r, SENSE_CODE(INVALID_FIELD), "zone count");
+        return 0;
+    }
+    r->lba = ldq_be_p(&cdb[2]);                 /* ZONE ID */
     r->nb = 0;
     zbc_submit(r);
     return 0;
