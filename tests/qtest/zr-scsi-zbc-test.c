@@ -1594,24 +1594,61 @@ static void test_geometry_errors(void)
     qtest_quit(qts);
 }
 
-/* In an iothread the device refuses to work, and does not crash. */
+/* device_add of @props; returns the error's description, or NULL. */
+static char *try_device_add(QTestState *qts, const char *props)
+{
+    g_autofree char *json = g_strdup_printf("{ 'driver': 'scsi-zbc', %s }",
+                                            props);
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'device_add', "
+                           "'arguments': %p }",
+                           qobject_from_json(json, &error_abort));
+    char *desc = NULL;
+
+    if (qdict_haskey(rsp, "error")) {
+        desc = g_strdup(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                      "desc"));
+    }
+    qobject_unref(rsp);
+    return desc;
+}
+
+/*
+ * An HBA with an iothread (virtio-scsi iothread=, or iothread-vq-mapping)
+ * would run the disk outside the BQL: realize refuses it with an error
+ * that says why, for drive-backed and null-backed disks
+ * (realize is the same for -device and device_add); the same HBA without
+ * an iothread takes the disk.
+ */
 static void test_iothread(void)
 {
-    ZrScsi *s = zr_scsi_start("-object iothread,id=io0 "
-                              "-global virtio-scsi-pci.iothread=io0 "
-                              "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,"
-                              "lun=0," GEOMETRY);
-    uint8_t tur[16] = { TEST_UNIT_READY };
-    ZrScsiResp r;
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    QTestState *qts = qtest_initf("%s-machine q35 -nodefaults "
+        "-object iothread,id=io0 "
+        "-drive if=none,id=d0,file=%s,format=raw "
+        "-device virtio-scsi-pci,id=vs0,iothread=io0 "
+        "-device virtio-scsi-pci,id=vs1 "
+        "-device '{ \"driver\": \"virtio-scsi-pci\", \"id\": \"vs2\", "
+        "\"iothread-vq-mapping\": [ { \"iothread\": \"io0\" } ] }'",
+        fw, img);
+    static const char *const bad[] = {
+        "'bus': 'vs0.0', 'size': 1048576, 'zone-size': 65536",
+        "'bus': 'vs0.0', 'drive': 'd0', 'zone-size': 65536",
+        "'bus': 'vs2.0', 'size': 1048576, 'zone-size': 65536",
+    };
+    size_t i;
 
-    cmd(s, tur, NULL, 0, NULL, 0, &r);
-    if (r.status == GOOD) {
-        /* This HBA fell back to the main loop: nothing to check. */
-        g_test_skip("virtio-scsi did not start its iothread");
-    } else {
-        zr_assert_sense(&r, HARDWARE_ERROR, 0x44, 0x00);
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *err = try_device_add(qts, bad[i]);
+
+        g_assert_nonnull(err);
+        g_assert_nonnull(strstr(err, "does not support iothreads"));
     }
-    zr_scsi_stop(s);
+    g_assert_null(try_device_add(qts, "'id': 'ok', 'bus': 'vs1.0', "
+                                 "'drive': 'd0', 'zone-size': 65536"));
+    qtest_qmp_assert_success(qts, "{ 'execute': 'query-status' }");
+    qtest_quit(qts);
+    unlink(img);
 }
 
 /*
@@ -1859,6 +1896,59 @@ static void test_bad_report_capped(void)
 }
 
 /*
+ * block_resize is refused (the disk does not share the resize
+ * permission: its zone layout is fixed), the capacity stays.
+ */
+static void test_bad_block_resize(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    uint8_t cdb[16], buf[32];
+    ZrScsiResp r;
+    QDict *rsp;
+
+    rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'block_resize', "
+                    "'arguments': { 'device': 'd0', 'size': %d } }",
+                    2 * NBLOCKS * BS);
+    g_assert(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    zr_cdb_rc16(cdb, 32);
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[0]), ==, NBLOCKS - 1);
+    stop_alive(s);
+    unlink(img);
+}
+
+/*
+ * A snapshot drains the drive (the disk's drained_begin/end, which hold
+ * the HBA and the dispatch engine) and puts an overlay under it; the disk
+ * goes on with its zones and data as before.
+ */
+static void test_drain_snapshot(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    g_autofree char *ovl = g_strdup_printf("%s.qcow2", img);
+    ZrScsi *s = boot_drive(img, GEOMETRY ",reorder=reverse");
+    uint8_t data[2 * BS];
+    ZrScsiResp r;
+
+    write_ok(s, zs(2), 1, 0x21);
+    qtest_qmp_assert_success(zr_scsi_qts(s), "{ 'execute': "
+        "'blockdev-snapshot-sync', 'arguments': { 'device': 'd0', "
+        "'snapshot-file': %s, 'format': 'qcow2' } }", ovl);
+    write_ok(s, zs(2) + 1, 1, 0x22);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    read16(s, zs(2), 2, data, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(data[0], ==, 0x21);
+    g_assert_cmphex(data[BS], ==, 0x22);
+    stop_alive(s);
+    unlink(ovl);
+    unlink(img);
+}
+
+/*
  * FINISH with ALL finishes the open and CLOSED zones only, and zeroes on
  * the drive what each skipped; EMPTY zones stay as they are.
  */
@@ -2013,6 +2103,8 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/bad/report-short-alloc",
                    test_bad_report_short_alloc);
     qtest_add_func("/scsi-zbc/bad/report-capped", test_bad_report_capped);
+    qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
     qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
+    qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
     return g_test_run();
 }

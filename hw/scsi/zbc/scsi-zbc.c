@@ -22,6 +22,8 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "qobject/qlist.h"
+#include "qom/qom-qobject.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -525,6 +527,103 @@ static bool zbc_geometry(ZbcState *s, Error **errp)
     return true;
 }
 
+/*
+ * ------------------------------------------------------------------------
+ * The block layer: iothreads, drains
+ */
+
+/*
+ * Does the HBA run its commands in an iothread?  The zone model and the
+ * dispatch engine live under the BQL, so scsi-zbc cannot follow it there.
+ * The drive's AioContext cannot tell at realize: virtio-scsi, the HBA that
+ * supports iothreads (it sets hba_supports_iothread in its pre-plug
+ * handler), moves the drive to its iothread in its plug handler, after
+ * realize, and a null-backed disk's BlockBackend has no node to move.  So
+ * ask the HBA: an "iothread" link or a non-empty "iothread-vq-mapping".
+ */
+static const char *zbc_hba_iothread(SCSIDevice *dev)
+{
+    Object *hba = OBJECT(DEVICE(dev)->parent_bus->parent);
+    g_autofree char *iothread = NULL;
+    QObject *map;
+    bool mapped;
+
+    if (!dev->hba_supports_iothread) {
+        return NULL;
+    }
+    if (object_property_find(hba, "iothread")) {
+        iothread = object_property_get_str(hba, "iothread", NULL);
+        if (iothread && *iothread) {
+            return "iothread";
+        }
+    }
+    if (!object_property_find(hba, "iothread-vq-mapping")) {
+        return NULL;
+    }
+    map = object_property_get_qobject(hba, "iothread-vq-mapping", NULL);
+    mapped = qobject_to(QList, map) && !qlist_empty(qobject_to(QList, map));
+    qobject_unref(map);
+    return mapped ? "iothread-vq-mapping" : NULL;
+}
+
+static bool zbc_check_iothread(SCSIDevice *dev, Error **errp)
+{
+    const char *prop = zbc_hba_iothread(dev);
+
+    if (prop) {
+        error_setg(errp, "scsi-zbc does not support iothreads, and the HBA "
+                   "of bus %s has %s set; use an HBA without one",
+                   DEVICE(dev)->parent_bus->name, prop);
+        return false;
+    }
+    if (dev->conf.blk &&
+        blk_get_aio_context(dev->conf.blk) != qemu_get_aio_context()) {
+        error_setg(errp, "scsi-zbc does not support iothreads, and its "
+                   "drive is in one");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * While the drive is drained, the HBA stops submitting (the bus's
+ * drained_begin, as scsi-disk does) and the dispatch engine starts
+ * nothing: queued commands wait, and start from the bottom half once the
+ * drain ends.  No drained_poll: a queued command is not I/O in flight.
+ */
+static void zbc_drained_begin(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    s->quiesced++;
+    trace_zbc_drained(s->quiesced);
+    scsi_device_drained_begin(&s->qdev);
+}
+
+static void zbc_drained_end(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    assert(s->quiesced);
+    s->quiesced--;
+    trace_zbc_drained(s->quiesced);
+    scsi_device_drained_end(&s->qdev);
+    /* After unrealize (no bottom half) nothing is pending either. */
+    if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->dispatch.pending)) {
+        qemu_bh_schedule(s->start_bh);
+    }
+}
+
+/*
+ * No resize_cb: the drive is opened without sharing BLK_PERM_RESIZE
+ * (blkconf_apply_backend_options(..., resizable = false, ...)), so
+ * block_resize is refused; the zone layout is fixed at realize.
+ */
+static const BlockDevOps zbc_block_ops = {
+    .drained_begin = zbc_drained_begin,
+    .drained_end = zbc_drained_end,
+};
+
 static void zbc_realize(SCSIDevice *dev, Error **errp)
 {
     ZbcState *s = SCSI_ZBC(dev);
@@ -535,14 +634,13 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         error_setg(errp, "serial can be at most 36 characters long");
         return;
     }
+    if (!zbc_check_iothread(dev, errp)) {
+        return;
+    }
     s->null_backed = !conf->blk;
     if (!s->null_backed) {
         if (!blk_is_inserted(conf->blk)) {
             error_setg(errp, "the drive has no medium");
-            return;
-        }
-        if (blk_get_aio_context(conf->blk) != qemu_get_aio_context()) {
-            error_setg(errp, "scsi-zbc does not support iothreads");
             return;
         }
         if (!blkconf_apply_backend_options(conf, false, false, errp)) {
@@ -582,6 +680,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     }
     s->wce = s->wce_default;
     s->lu_name = zbc_lu_name(s);
+    blk_set_dev_ops(conf->blk, &zbc_block_ops, s);
     s->start_bh = qemu_bh_new_guarded(zbc_start_bh, s,
                                       &DEVICE(dev)->mem_reentrancy_guard);
     dev->type = TYPE_ZBC;

@@ -252,8 +252,12 @@ void zbc_start_pending(ZbcState *s)
 {
     ZrCmd *cmd;
 
-    /* A command completing inside start() must not restart the loop. */
-    if (s->draining) {
+    /*
+     * A command completing inside start() must not restart the loop; and
+     * nothing starts while the drive is drained (zbc_drained_end()
+     * schedules the rest).
+     */
+    if (s->draining || s->quiesced) {
         return;
     }
     s->draining = true;

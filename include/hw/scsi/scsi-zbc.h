@@ -64,6 +64,7 @@ struct ZbcState {
     bool wce_default;           /* ... as the drive was configured */
     bool stopped;               /* START STOP UNIT with START = 0 */
     bool draining;              /* zbc_start_pending() is running */
+    unsigned quiesced;          /* drained sections of the drive */
     ZrZoneModel zones;
     ZrDispatch dispatch;
     QEMUBH *start_bh;
