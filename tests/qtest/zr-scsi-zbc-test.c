@@ -1837,6 +1837,86 @@ static void test_bad_zone_count(void)
     stop_alive(s);
 }
 
+/* ZONE ID beyond the capacity, for every service action (libzbc 01.024). */
+static void test_bad_zone_id_beyond(void)
+{
+    static const uint8_t sas[] = { SA_CLOSE, SA_FINISH, SA_OPEN, SA_RESET };
+    ZrScsi *s = boot(GEOMETRY);
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(sas); i++) {
+        zone_err(s, sas[i], NBLOCKS, false, ILLEGAL, 0x21, 0x00);
+        zone_err(s, sas[i], UINT64_MAX, false, ILLEGAL, 0x21, 0x00);
+    }
+    stop_alive(s);
+}
+
+/* READ/WRITE ranges that wrap around 2^64 or end past the capacity. */
+static void test_bad_rw_range(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[2 * BS];
+    ZrScsiResp r;
+
+    zr_cdb_rw16(cdb, READ_16, UINT64_MAX, 2);
+    cmd(s, cdb, NULL, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, READ_16, NBLOCKS - 1, 2);
+    cmd(s, cdb, NULL, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, WRITE_16, UINT64_MAX - 1, 2);
+    cmd(s, cdb, buf, sizeof(buf), NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw10(cdb, WRITE_10, 0xffffffff, 2);
+    cmd(s, cdb, buf, sizeof(buf), NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    /* SBC-4: the LBA is checked even when nothing is transferred. */
+    zr_cdb_rw10(cdb, READ_10, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
+/* SYNCHRONIZE CACHE checks its range too (SBC-4). */
+static void test_bad_sync_range(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, 1, UINT32_MAX);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw10(cdb, SYNCHRONIZE_CACHE, NBLOCKS - 1, 2);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
+/* REPORT ZONES: reserved options, start LBAs beyond MAXIMUM LBA. */
+static void test_bad_report_fields(void)
+{
+    static const uint8_t opts[] = { 0x09, 0x0a, 0x0f, 0x12, 0x20, 0x3d };
+    ZrScsi *s = boot(GEOMETRY);
+    ZrZoneDesc d[1];
+    uint32_t list;
+    ZrScsiResp r;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(opts); i++) {
+        report(s, 0, opts[i], false, 128, &list, d, 1, &r);
+        zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    }
+    report(s, NBLOCKS, 0, true, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    report(s, UINT64_MAX, 0, false, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
 /* REPORT ZONES allocation lengths shorter than the header: cut, GOOD. */
 static void test_bad_report_short_alloc(void)
 {
@@ -1892,6 +1972,84 @@ static void test_bad_report_capped(void)
                          (partial ? ndesc : nzones - ndesc) * 64);
         g_assert_cmpuint(ldq_be_p(&buf[64 + 16]), ==, (uint64_t)ndesc * zb);
     }
+    stop_alive(s);
+}
+
+/* REPORT SUPPORTED OPERATION CODES: reserved options, odd lengths. */
+static void test_bad_rsoc_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[512];
+    ZrScsiResp r;
+    uint8_t opt;
+
+    for (opt = 4; opt < 8; opt++) {
+        rsoc(s, opt, READ_16, 0, buf, sizeof(buf), &r);
+        zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    }
+    /* A service action that does not fit the 5-bit field: unsupported. */
+    rsoc(s, 0x02, 0x94, 0x0104, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x01);
+    rsoc(s, 0x80, 0, 0, buf, 1, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    stop_alive(s);
+}
+
+/* INQUIRY: unknown VPD pages, allocation lengths cutting a page. */
+static void test_bad_inquiry_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[8];
+    ZrScsiResp r;
+
+    vpd(s, 0xff, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    vpd(s, 0xb2, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    vpd(s, 0x83, buf, 3, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmphex(buf[1], ==, 0x83);
+    stop_alive(s);
+}
+
+/* MODE SENSE: saved values, subpages other than FFh of page 3Fh. */
+static void test_bad_mode_sense_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[255];
+    ZrScsiResp r;
+
+    mode_sense(s, true, 0, 0xff, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x39, 0x00);
+    mode_sense(s, true, 0, 0x3f, 0xfe, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    mode_sense(s, false, 0, 0x00, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    stop_alive(s);
+}
+
+/* Vendor bits of the CONTROL byte and reserved bytes of READ CAPACITY. */
+static void test_bad_control_byte(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[64];
+    ZrScsiResp r;
+
+    zr_cdb_rc16(cdb, 32);
+    cdb[15] = 0x80;
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_rc16(cdb, 32);
+    cdb[14] = 0x01;                                 /* PMI (obsolete) */
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cdb[15] = 0x01;                                 /* LINK */
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
     stop_alive(s);
 }
 
@@ -2100,9 +2258,18 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/bad/write-physical-start",
                    test_bad_write_physical_start);
     qtest_add_func("/scsi-zbc/bad/zone-count", test_bad_zone_count);
+    qtest_add_func("/scsi-zbc/bad/zone-id-beyond", test_bad_zone_id_beyond);
+    qtest_add_func("/scsi-zbc/bad/rw-range", test_bad_rw_range);
+    qtest_add_func("/scsi-zbc/bad/sync-range", test_bad_sync_range);
+    qtest_add_func("/scsi-zbc/bad/report-fields", test_bad_report_fields);
     qtest_add_func("/scsi-zbc/bad/report-short-alloc",
                    test_bad_report_short_alloc);
     qtest_add_func("/scsi-zbc/bad/report-capped", test_bad_report_capped);
+    qtest_add_func("/scsi-zbc/bad/rsoc-fields", test_bad_rsoc_fields);
+    qtest_add_func("/scsi-zbc/bad/inquiry-fields", test_bad_inquiry_fields);
+    qtest_add_func("/scsi-zbc/bad/mode-sense-fields",
+                   test_bad_mode_sense_fields);
+    qtest_add_func("/scsi-zbc/bad/control-byte", test_bad_control_byte);
     qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
     qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
     qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
