@@ -1337,6 +1337,7 @@ static void test_report_zones(void)
     cmd(s, cdb, NULL, 0, hdr, 64, &r);
     zr_assert_good(&r);
     g_assert_cmpuint(ldq_be_p(&hdr[8]), ==, NBLOCKS - 1);   /* MAX LBA */
+    g_assert_cmpuint(ldq_be_p(&hdr[16]), ==, 0);    /* no gap zones */
 
     /* One zone in each condition: every reporting option. */
     write_ok(s, zs(2), 1, 1);
@@ -1412,7 +1413,7 @@ static void test_gap_zones(void)
     ZrScsi *s = boot("size=1M,zone-size=64K,zone-capacity=48K,conv-zones=2");
     const uint64_t cap = 12;
     ZrZoneDesc d[40];
-    uint8_t buf[64];
+    uint8_t cdb[16], buf[64];
     uint32_t list;
     ZrScsiResp r;
     size_t n, i;
@@ -1437,6 +1438,11 @@ static void test_gap_zones(void)
         g_assert_cmpuint(z[1].start, ==, zs(i) + cap);
         g_assert_cmpuint(z[1].len, ==, ZB - cap);
     }
+    /* ZONE STARTING LBA GRANULARITY in the header, as in VPD B6h. */
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[16]), ==, ZB);
     n = report(s, 0, 0x3e, false, 64 + 40 * 64, &list, d, 40, &r);
     g_assert_cmpuint(n, ==, NZ - NCONV);
     g_assert_cmpuint(d[0].start, ==, zs(2) + cap);

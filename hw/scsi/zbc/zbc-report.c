@@ -189,5 +189,13 @@ int32_t zbc_report_zones_send(ZbcReq *r)
     list *= RZ_DESC_LEN;
     stl_be_p(&buf[0], MIN(list, UINT32_MAX & ~(RZ_DESC_LEN - 1)));
     stq_be_p(&buf[8], s->nr_blocks - 1);        /* MAXIMUM LBA */
+    /*
+     * ZONE STARTING LBA GRANULARITY: with gap zones (zone alignment method
+     * 8h in VPD B6h) zones start every zone-size blocks, as B6h says;
+     * otherwise the field is zero.
+     */
+    if (s->zones.cfg.zone_cap < s->zones.cfg.zone_size) {
+        stq_be_p(&buf[16], s->zones.cfg.zone_size);
+    }
     return zbc_req_data_in(r, MIN(len, RZ_HEADER_LEN + n * RZ_DESC_LEN));
 }
