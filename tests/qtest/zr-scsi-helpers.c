@@ -137,6 +137,8 @@ struct ZrScsi {
     QVirtioDevice *vdev;
     QVirtQueue *vq[ZR_SCSI_REQUEST_VQ + 1];
     uint64_t next_tag;
+    uint8_t target;             /* the addressed LU (zr_scsi_select()) */
+    uint16_t lun;
 };
 
 /* Guest memory of one command in flight. */
@@ -155,6 +157,15 @@ static uint64_t zr_scsi_alloc(ZrScsi *s, size_t len, const void *data)
     return addr;
 }
 
+/* The addressed LU, as virtio-scsi's single-level LUN: 1, target, LUN. */
+static void zr_scsi_lun(ZrScsi *s, uint8_t *lun)
+{
+    lun[0] = 1;
+    lun[1] = s->target;
+    lun[2] = s->lun ? 0x40 | (s->lun >> 8) : 0;  /* flat space */
+    lun[3] = s->lun & 0xff;
+}
+
 /* Lay out the descriptor chain of @q; returns its head. */
 static void zr_scsi_queue(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
 {
@@ -162,7 +173,7 @@ static void zr_scsi_queue(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
     struct virtio_scsi_cmd_req req = { 0 };
     struct virtio_scsi_cmd_resp resp = { .response = 0xff, .status = 0xff };
 
-    req.lun[0] = 1;                 /* target 0, LUN 0 */
+    zr_scsi_lun(s, req.lun);
     req.tag = cpu_to_le64(++s->next_tag);
     memcpy(req.cdb, q->cdb, 16);
 
@@ -281,13 +292,14 @@ uint8_t zr_scsi_lun_reset(ZrScsi *s)
     struct virtio_scsi_ctrl_tmf_req req = {
         .type = cpu_to_le32(VIRTIO_SCSI_T_TMF),
         .subtype = cpu_to_le32(VIRTIO_SCSI_T_TMF_LOGICAL_UNIT_RESET),
-        .lun = { 1 },
     };
     uint8_t resp = 0xff;
-    uint64_t req_addr = zr_scsi_alloc(s, sizeof(req), &req);
-    uint64_t resp_addr = zr_scsi_alloc(s, 1, &resp);
+    uint64_t req_addr, resp_addr;
     uint32_t head;
 
+    zr_scsi_lun(s, req.lun);
+    req_addr = zr_scsi_alloc(s, sizeof(req), &req);
+    resp_addr = zr_scsi_alloc(s, 1, &resp);
     head = qvirtqueue_add(s->qts, vq, req_addr, sizeof(req), false, true);
     qvirtqueue_add(s->qts, vq, resp_addr, 1, true, false);
     qvirtqueue_kick(s->qts, s->vdev, vq, head);
@@ -338,6 +350,12 @@ ZrScsi *zr_scsi_start(const char *fmt, ...)
     zr_scsi_cmd(s, tur, NULL, 0, NULL, 0, &resp);
     zr_assert_sense(&resp, UNIT_ATTENTION, 0x29, 0x00);
     return s;
+}
+
+void zr_scsi_select(ZrScsi *s, uint8_t target, uint16_t lun)
+{
+    s->target = target;
+    s->lun = lun;
 }
 
 QTestState *zr_scsi_qts(ZrScsi *s)

@@ -80,6 +80,11 @@ ZrScsi *zr_scsi_start(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 void zr_scsi_stop(ZrScsi *s);
 QTestState *zr_scsi_qts(ZrScsi *s);
 
+/*
+ * Address later commands to @target, @lun (default 0, 0).  Each LU
+ * reports its own POWER ON unit attention on its first command.
+ */
+void zr_scsi_select(ZrScsi *s, uint8_t target, uint16_t lun);
 void zr_scsi_cmd(ZrScsi *s, const uint8_t *cdb, const void *out,
                  size_t out_len, void *in, size_t in_len, ZrScsiResp *resp);
 void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n);

@@ -323,6 +323,73 @@ static void test_vpd(void)
     zr_scsi_stop(s);
 }
 
+/* The T10 vendor ID designator's name in VPD 83h of the selected LU. */
+static char *vpd83_name(ZrScsi *s)
+{
+    uint8_t buf[128];
+    ZrScsiResp r;
+
+    vpd(s, 0x83, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[5], ==, 0x01);              /* LU, T10 vendor ID */
+    g_assert_cmpuint(buf[7], >, 8);
+    g_assert(!memcmp(&buf[8], "QEMU    ", 8));
+    return g_strndup((char *)&buf[16], buf[7] - 8);
+}
+
+/* Consume the POWER ON unit attention of a LU addressed the first time. */
+static void select_lu(ZrScsi *s, uint8_t target, uint16_t lun)
+{
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    ZrScsiResp r;
+
+    zr_scsi_select(s, target, lun);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, UNIT_ATTENTION, 0x29, 0x00);
+}
+
+/*
+ * Without serial or id, two disks on one bus still name different LUs in
+ * VPD 83h (udev by-id links, multipath): the drive's name, or the place
+ * on the bus for null-backed disks; and the same on every run.
+ */
+static void test_vpd_unique(void)
+{
+    g_autofree char *img0 = make_image(NBLOCKS * BS, 0);
+    g_autofree char *img1 = make_image(NBLOCKS * BS, 0);
+    g_autofree char *a = NULL, *b = NULL, *c = NULL, *d = NULL;
+    g_autofree char *a2 = NULL;
+    const char *null2 = "-device scsi-zbc,bus=vs0.0,scsi-id=0,lun=0," GEOMETRY
+                        " -device scsi-zbc,bus=vs0.0,scsi-id=0,lun=1,"
+                        GEOMETRY;
+    ZrScsi *s = zr_scsi_start("%s", null2);
+
+    a = vpd83_name(s);
+    select_lu(s, 0, 1);
+    b = vpd83_name(s);
+    g_assert_cmpstr(a, !=, b);
+    zr_scsi_stop(s);
+    s = zr_scsi_start("%s", null2);
+    a2 = vpd83_name(s);
+    g_assert_cmpstr(a, ==, a2);
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start("-drive if=none,id=disk-a,file=%s,format=raw "
+                      "-drive if=none,id=disk-b,file=%s,format=raw "
+                      "-device scsi-zbc,bus=vs0.0,scsi-id=0,lun=0,"
+                      "drive=disk-a," GEOMETRY " "
+                      "-device scsi-zbc,bus=vs0.0,scsi-id=2,lun=0,"
+                      "drive=disk-b," GEOMETRY, img0, img1);
+    c = vpd83_name(s);
+    select_lu(s, 2, 0);
+    d = vpd83_name(s);
+    g_assert_cmpstr(c, ==, "disk-a");
+    g_assert_cmpstr(d, ==, "disk-b");
+    zr_scsi_stop(s);
+    unlink(img0);
+    unlink(img1);
+}
+
 static void test_read_capacity(void)
 {
     ZrScsi *s = boot(GEOMETRY ",physical_block_size=16384");
@@ -610,6 +677,15 @@ static void test_mode_select(void)
     /* An empty list changes nothing. */
     mode_select(s, 0x10, list, 0, &r);
     zr_assert_good(&r);
+    /* MODE SELECT(6): header (4), short block descriptor, no page. */
+    {
+        uint8_t cdb6[16] = { MODE_SELECT, 0x10, 0, 0, 12 };
+        uint8_t list6[12] = { [3] = 8 };
+
+        stl_be_p(&list6[8], BS);
+        cmd(s, cdb6, list6, sizeof(list6), NULL, 0, &r);
+        zr_assert_good(&r);
+    }
     zr_scsi_stop(s);
     unlink(img);
 }
@@ -682,11 +758,15 @@ static void test_rsoc(void)
     g_assert_cmpuint(lduw_be_p(&buf[2]), ==, 16);
     g_assert(!memcmp(&buf[4], read16_usage, 16));
     g_assert_cmpuint(r.resid, ==, sizeof(buf) - 20);
-    /* RESET WRITE POINTER: ALL used, ZONE COUNT not supported. */
+    /*
+     * RESET WRITE POINTER: ALL used, ZONE COUNT not supported; byte 1 of
+     * the usage data is the service action (SPC-5).
+     */
     rsoc(s, 0x82, 0x94, 0x04, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x83);              /* CTDP, supported */
-    g_assert_cmphex(buf[4 + 1], ==, 0x1f);
+    g_assert_cmphex(buf[4 + 0], ==, 0x94);
+    g_assert_cmphex(buf[4 + 1], ==, 0x04);
     g_assert_cmphex(buf[4 + 12], ==, 0x00);
     g_assert_cmphex(buf[4 + 13], ==, 0x00);
     g_assert_cmphex(buf[4 + 14], ==, 0x01);
@@ -694,6 +774,13 @@ static void test_rsoc(void)
     rsoc(s, 0x03, SERVICE_ACTION_IN_16, 0x10, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x03);
+    g_assert_cmphex(buf[4 + 1], ==, 0x10);
+    rsoc(s, 0x02, MAINTENANCE_IN, 0x0c, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[4 + 1], ==, 0x0c);
+    rsoc(s, 0x02, 0x95, 0x00, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[4 + 1], ==, 0x00);
     rsoc(s, 0x03, READ_10, 0x55, buf, sizeof(buf), &r);
     zr_assert_good(&r);
     g_assert_cmphex(buf[1], ==, 0x03);
@@ -768,9 +855,9 @@ static void test_bad_cdbs(void)
     cdb[15] = 0x04;                                 /* NACA */
     cmd(s, cdb, NULL, 0, buf, BS, &r);
     zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
-    /* ZBC OUT ZONE COUNT and REPORT ZONES byte 14 bit 6. */
+    /* ZBC OUT ZONE COUNT above one and REPORT ZONES byte 14 bit 6. */
     zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
-    cdb[13] = 0x01;
+    cdb[13] = 0x02;
     cmd(s, cdb, NULL, 0, NULL, 0, &r);
     zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
     zr_cdb_report_zones(cdb, 0, 64, false, 0x40);
@@ -1250,6 +1337,7 @@ static void test_report_zones(void)
     cmd(s, cdb, NULL, 0, hdr, 64, &r);
     zr_assert_good(&r);
     g_assert_cmpuint(ldq_be_p(&hdr[8]), ==, NBLOCKS - 1);   /* MAX LBA */
+    g_assert_cmpuint(ldq_be_p(&hdr[16]), ==, 0);    /* no gap zones */
 
     /* One zone in each condition: every reporting option. */
     write_ok(s, zs(2), 1, 1);
@@ -1325,7 +1413,7 @@ static void test_gap_zones(void)
     ZrScsi *s = boot("size=1M,zone-size=64K,zone-capacity=48K,conv-zones=2");
     const uint64_t cap = 12;
     ZrZoneDesc d[40];
-    uint8_t buf[64];
+    uint8_t cdb[16], buf[64];
     uint32_t list;
     ZrScsiResp r;
     size_t n, i;
@@ -1350,6 +1438,11 @@ static void test_gap_zones(void)
         g_assert_cmpuint(z[1].start, ==, zs(i) + cap);
         g_assert_cmpuint(z[1].len, ==, ZB - cap);
     }
+    /* ZONE STARTING LBA GRANULARITY in the header, as in VPD B6h. */
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[16]), ==, ZB);
     n = report(s, 0, 0x3e, false, 64 + 40 * 64, &list, d, 40, &r);
     g_assert_cmpuint(n, ==, NZ - NCONV);
     g_assert_cmpuint(d[0].start, ==, zs(2) + cap);
@@ -1467,6 +1560,15 @@ static void test_geometry_errors(void)
           "at most 36 characters" },
         { "'size': 65536, 'zone-size': 131072",
           "smaller than one zone" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 2048", "zone-size 2048 is not a multiple of the "
+          "physical block size 4096" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 65536, 'zone-capacity': 33280",
+          "zone-capacity 33280 is not a multiple of the physical block" },
+        { "'logical_block_size': 512, 'physical_block_size': 4096, "
+          "'zone-size': 65536, 'size': 1049088",
+          "is not a multiple of the physical block size 4096" },
     };
     g_autofree char *fw = zr_firmware_args();
     QTestState *qts = qtest_initf("%s-machine q35 -nodefaults "
@@ -1498,24 +1600,558 @@ static void test_geometry_errors(void)
     qtest_quit(qts);
 }
 
-/* In an iothread the device refuses to work, and does not crash. */
+/* device_add of @props; returns the error's description, or NULL. */
+static char *try_device_add(QTestState *qts, const char *props)
+{
+    g_autofree char *json = g_strdup_printf("{ 'driver': 'scsi-zbc', %s }",
+                                            props);
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'device_add', "
+                           "'arguments': %p }",
+                           qobject_from_json(json, &error_abort));
+    char *desc = NULL;
+
+    if (qdict_haskey(rsp, "error")) {
+        desc = g_strdup(qdict_get_str(qdict_get_qdict(rsp, "error"),
+                                      "desc"));
+    }
+    qobject_unref(rsp);
+    return desc;
+}
+
+/*
+ * An HBA with an iothread (virtio-scsi iothread=, or iothread-vq-mapping)
+ * would run the disk outside the BQL: realize refuses it with an error
+ * that says why, for drive-backed and null-backed disks
+ * (realize is the same for -device and device_add); the same HBA without
+ * an iothread takes the disk.
+ */
 static void test_iothread(void)
 {
-    ZrScsi *s = zr_scsi_start("-object iothread,id=io0 "
-                              "-global virtio-scsi-pci.iothread=io0 "
-                              "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,"
-                              "lun=0," GEOMETRY);
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    QTestState *qts = qtest_initf("%s-machine q35 -nodefaults "
+        "-object iothread,id=io0 "
+        "-drive if=none,id=d0,file=%s,format=raw "
+        "-device virtio-scsi-pci,id=vs0,iothread=io0 "
+        "-device virtio-scsi-pci,id=vs1 "
+        "-device '{ \"driver\": \"virtio-scsi-pci\", \"id\": \"vs2\", "
+        "\"iothread-vq-mapping\": [ { \"iothread\": \"io0\" } ] }'",
+        fw, img);
+    static const char *const bad[] = {
+        "'bus': 'vs0.0', 'size': 1048576, 'zone-size': 65536",
+        "'bus': 'vs0.0', 'drive': 'd0', 'zone-size': 65536",
+        "'bus': 'vs2.0', 'size': 1048576, 'zone-size': 65536",
+    };
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        g_autofree char *err = try_device_add(qts, bad[i]);
+
+        g_assert_nonnull(err);
+        g_assert_nonnull(strstr(err, "does not support iothreads"));
+    }
+    g_assert_null(try_device_add(qts, "'id': 'ok', 'bus': 'vs1.0', "
+                                 "'drive': 'd0', 'zone-size': 65536"));
+    qtest_qmp_assert_success(qts, "{ 'execute': 'query-status' }");
+    qtest_quit(qts);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Bad input: one malformed CDB, parameter list or LBA range per test.
+ * Each asserts the sense data the standard gives, then that the LU and
+ * QEMU still answer (alive()).
+ */
+
+/* The LU answers TEST UNIT READY and QEMU its monitor. */
+static void alive(ZrScsi *s)
+{
     uint8_t tur[16] = { TEST_UNIT_READY };
     ZrScsiResp r;
 
     cmd(s, tur, NULL, 0, NULL, 0, &r);
-    if (r.status == GOOD) {
-        /* This HBA fell back to the main loop: nothing to check. */
-        g_test_skip("virtio-scsi did not start its iothread");
+    zr_assert_good(&r);
+    qtest_qmp_assert_success(zr_scsi_qts(s), "{ 'execute': 'query-status' }");
+}
+
+/* alive(), then shut QEMU down. */
+static void stop_alive(ZrScsi *s)
+{
+    alive(s);
+    zr_scsi_stop(s);
+}
+
+/* MODE SELECT(6) of a parameter list of @len bytes. */
+static void mode_select6(ZrScsi *s, const uint8_t *list, size_t len,
+                         ZrScsiResp *r)
+{
+    uint8_t cdb[16] = { MODE_SELECT, 0x10, 0, 0, len };
+
+    cmd(s, cdb, list, len, NULL, 0, r);
+}
+
+/* Boot, send MODE SELECT(10) (or (6)) of @list, expect ILLEGAL REQUEST. */
+static void bad_mode_select(bool ten, const uint8_t *list, size_t len,
+                            uint8_t asc)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    ZrScsiResp r;
+
+    if (ten) {
+        mode_select(s, 0x10, list, len, &r);
     } else {
-        zr_assert_sense(&r, HARDWARE_ERROR, 0x44, 0x00);
+        mode_select6(s, list, len, &r);
+    }
+    zr_assert_sense(&r, ILLEGAL, asc, 0x00);
+    stop_alive(s);
+}
+
+/*
+ * SPC-5: a BLOCK DESCRIPTOR LENGTH that is not one whole descriptor is an
+ * INVALID FIELD IN PARAMETER LIST.  With bdlen = 1 and LONGLBA the device
+ * used to read the block length at bytes 20-23 of a 9-byte list (a heap
+ * over-read that valgrind and ASan report).
+ */
+static void test_bad_mode_select_bdlen_odd(void)
+{
+    uint8_t list[9] = { 0 };
+
+    list[4] = 0x01;                                 /* LONGLBA */
+    stw_be_p(&list[6], 1);                          /* BLOCK DESC. LENGTH */
+    bad_mode_select(true, list, sizeof(list), 0x26);
+}
+
+/* LONGLBA with a short (8-byte) descriptor: not one long descriptor. */
+static void test_bad_mode_select_longlba_short_bd(void)
+{
+    uint8_t list[16] = { 0 };
+
+    list[4] = 0x01;
+    stw_be_p(&list[6], 8);
+    stl_be_p(&list[12], BS);
+    bad_mode_select(true, list, sizeof(list), 0x26);
+}
+
+/* A block descriptor running past the list: PARAMETER LIST LENGTH ERROR. */
+static void test_bad_mode_select_bd_past_list(void)
+{
+    uint8_t list[16] = { 0 };
+
+    list[4] = 0x01;
+    stw_be_p(&list[6], 16);                         /* 8 bytes are there */
+    bad_mode_select(true, list, sizeof(list), 0x1a);
+    stw_be_p(&list[6], 0xffff);
+    bad_mode_select(true, list, sizeof(list), 0x1a);
+}
+
+/* MODE SELECT(6): bdlen 255 in a 4-byte list, half a descriptor. */
+static void test_bad_mode_select6_lengths(void)
+{
+    uint8_t list[12] = { 0 };
+
+    list[3] = 0xff;
+    bad_mode_select(false, list, 4, 0x1a);
+    list[3] = 4;
+    bad_mode_select(false, list, 8, 0x26);
+    bad_mode_select(false, list, 3, 0x1a);          /* short header */
+}
+
+/* The longest MODE SELECT(10) list: a page of code 0 after the header. */
+static void test_bad_mode_select_long_list(void)
+{
+    g_autofree uint8_t *list = g_malloc0(0xffff);
+
+    bad_mode_select(true, list, 0xffff, 0x26);
+}
+
+/*
+ * 512-byte logical blocks in 4096-byte physical blocks: writes in
+ * sequential zones are whole physical blocks (ZBC-2; libzbc 01.075), the
+ * write pointer stays where it was; conventional zones take any length.
+ */
+#define PB_GEOMETRY "logical_block_size=512,physical_block_size=4096," \
+                    "size=1M,zone-size=64K,conv-zones=2"
+#define PB_ZB       128                 /* 64 KiB in 512-byte blocks */
+
+static void write512(ZrScsi *s, uint64_t lba, uint32_t nb, ZrScsiResp *r)
+{
+    g_autofree uint8_t *buf = g_malloc0(nb * 512);
+    uint8_t cdb[16];
+
+    zr_cdb_rw16(cdb, WRITE_16, lba, nb);
+    cmd(s, cdb, buf, nb * 512, NULL, 0, r);
+}
+
+static void test_bad_write_physical_end(void)
+{
+    ZrScsi *s = boot(PB_GEOMETRY);
+    ZrScsiResp r;
+
+    write512(s, 2 * PB_ZB, 3, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 2 * PB_ZB, C_EMPTY, 2 * PB_ZB);
+    write512(s, 2 * PB_ZB, 8, &r);
+    zr_assert_good(&r);
+    write512(s, 2 * PB_ZB + 8, 9, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 2 * PB_ZB, C_IMP, 2 * PB_ZB + 8);
+    g_assert_cmpuint(qom_u64(s, "stats.unaligned-writes"), ==, 2);
+    stop_alive(s);
+}
+
+static void test_bad_write_physical_start(void)
+{
+    ZrScsi *s = boot(PB_GEOMETRY);
+    ZrScsiResp r;
+
+    /* Off the write pointer and off a physical block. */
+    write512(s, 3 * PB_ZB + 1, 7, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x04);
+    check_zone(s, 3 * PB_ZB, C_EMPTY, 3 * PB_ZB);
+    /* Conventional zones: any alignment. */
+    write512(s, 1, 3, &r);
+    zr_assert_good(&r);
+    stop_alive(s);
+}
+
+/* ZBC OUT ZONE COUNT: 1 is the same as 0, above 1 is refused unless ALL. */
+static void test_bad_zone_count(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
+    stw_be_p(&cdb[12], 2);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    stw_be_p(&cdb[12], 0xffff);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    stw_be_p(&cdb[12], 1);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(2), C_EXP, zs(2));
+    /* ALL ignores ZONE ID and ZONE COUNT. */
+    zr_cdb_zbc_out(cdb, SA_CLOSE, UINT64_MAX, true);
+    stw_be_p(&cdb[12], 0xffff);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    stop_alive(s);
+}
+
+/* ZONE ID beyond the capacity, for every service action (libzbc 01.024). */
+static void test_bad_zone_id_beyond(void)
+{
+    static const uint8_t sas[] = { SA_CLOSE, SA_FINISH, SA_OPEN, SA_RESET };
+    ZrScsi *s = boot(GEOMETRY);
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(sas); i++) {
+        zone_err(s, sas[i], NBLOCKS, false, ILLEGAL, 0x21, 0x00);
+        zone_err(s, sas[i], UINT64_MAX, false, ILLEGAL, 0x21, 0x00);
+    }
+    stop_alive(s);
+}
+
+/* READ/WRITE ranges that wrap around 2^64 or end past the capacity. */
+static void test_bad_rw_range(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[2 * BS];
+    ZrScsiResp r;
+
+    zr_cdb_rw16(cdb, READ_16, UINT64_MAX, 2);
+    cmd(s, cdb, NULL, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, READ_16, NBLOCKS - 1, 2);
+    cmd(s, cdb, NULL, 0, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, WRITE_16, UINT64_MAX - 1, 2);
+    cmd(s, cdb, buf, sizeof(buf), NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw10(cdb, WRITE_10, 0xffffffff, 2);
+    cmd(s, cdb, buf, sizeof(buf), NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    /* SBC-4: the LBA is checked even when nothing is transferred. */
+    zr_cdb_rw10(cdb, READ_10, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
+/* SYNCHRONIZE CACHE checks its range too (SBC-4). */
+static void test_bad_sync_range(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, NBLOCKS, 0);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, 1, UINT32_MAX);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    zr_cdb_rw10(cdb, SYNCHRONIZE_CACHE, NBLOCKS - 1, 2);
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
+/* REPORT ZONES: reserved options, start LBAs beyond MAXIMUM LBA. */
+static void test_bad_report_fields(void)
+{
+    static const uint8_t opts[] = { 0x09, 0x0a, 0x0f, 0x12, 0x20, 0x3d };
+    ZrScsi *s = boot(GEOMETRY);
+    ZrZoneDesc d[1];
+    uint32_t list;
+    ZrScsiResp r;
+    size_t i;
+
+    for (i = 0; i < ARRAY_SIZE(opts); i++) {
+        report(s, 0, opts[i], false, 128, &list, d, 1, &r);
+        zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    }
+    report(s, NBLOCKS, 0, true, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    report(s, UINT64_MAX, 0, false, 128, &list, d, 1, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x21, 0x00);
+    stop_alive(s);
+}
+
+/* REPORT ZONES allocation lengths shorter than the header: cut, GOOD. */
+static void test_bad_report_short_alloc(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[64];
+    ZrScsiResp r;
+    uint32_t alloc;
+
+    for (alloc = 1; alloc < 64; alloc += 9) {
+        memset(buf, 0xee, sizeof(buf));
+        zr_cdb_report_zones(cdb, 0, alloc, alloc & 1, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(r.resid, ==, 0);
+        if (alloc >= 4) {
+            g_assert_cmpuint(ldl_be_p(buf), ==, alloc & 1 ? 0 : NZ * 64);
+        }
+    }
+    stop_alive(s);
+}
+
+/*
+ * 65536 zones; an allocation length of 3 MiB gets the 2 MiB bound: the
+ * header and 32767 descriptors.  PARTIAL = 0: ZONE LIST LENGTH counts all
+ * the zones; PARTIAL = 1: the descriptors returned.
+ */
+static void test_bad_report_capped(void)
+{
+    const uint32_t alloc = 3 * 1024 * 1024, max = 2 * 1024 * 1024;
+    const uint32_t nzones = 65536, zb = 4;
+    ZrScsi *s = boot("size=1G,zone-size=16K,conv-zones=1");
+    g_autofree uint8_t *buf = g_malloc(alloc);
+    uint8_t cdb[16];
+    ZrScsiResp r;
+    int partial;
+
+    for (partial = 0; partial < 2; partial++) {
+        uint32_t ndesc = (max - 64) / 64;
+        const uint8_t *last = &buf[64 + (ndesc - 1) * 64];
+
+        zr_cdb_report_zones(cdb, 0, alloc, partial, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(r.resid, ==, alloc - max);
+        g_assert_cmpuint(ldl_be_p(buf), ==,
+                         (partial ? ndesc : nzones) * 64);
+        g_assert_cmpuint(ldq_be_p(&last[16]), ==, (uint64_t)(ndesc - 1) * zb);
+        /* The host goes on from the zone after the last one it got. */
+        zr_cdb_report_zones(cdb, (uint64_t)ndesc * zb, alloc, partial, 0);
+        cmd(s, cdb, NULL, 0, buf, alloc, &r);
+        zr_assert_good(&r);
+        g_assert_cmpuint(ldl_be_p(buf), ==,
+                         (partial ? ndesc : nzones - ndesc) * 64);
+        g_assert_cmpuint(ldq_be_p(&buf[64 + 16]), ==, (uint64_t)ndesc * zb);
+    }
+    stop_alive(s);
+}
+
+/* REPORT SUPPORTED OPERATION CODES: reserved options, odd lengths. */
+static void test_bad_rsoc_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[512];
+    ZrScsiResp r;
+    uint8_t opt;
+
+    for (opt = 4; opt < 8; opt++) {
+        rsoc(s, opt, READ_16, 0, buf, sizeof(buf), &r);
+        zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    }
+    /* A service action that does not fit the 5-bit field: unsupported. */
+    rsoc(s, 0x02, 0x94, 0x0104, buf, sizeof(buf), &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[1], ==, 0x01);
+    rsoc(s, 0x80, 0, 0, buf, 1, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    stop_alive(s);
+}
+
+/* INQUIRY: unknown VPD pages, allocation lengths cutting a page. */
+static void test_bad_inquiry_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[8];
+    ZrScsiResp r;
+
+    vpd(s, 0xff, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    vpd(s, 0xb2, buf, sizeof(buf), &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    vpd(s, 0x83, buf, 3, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmphex(buf[1], ==, 0x83);
+    stop_alive(s);
+}
+
+/* MODE SENSE: saved values, subpages other than FFh of page 3Fh. */
+static void test_bad_mode_sense_fields(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t buf[255];
+    ZrScsiResp r;
+
+    mode_sense(s, true, 0, 0xff, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x39, 0x00);
+    mode_sense(s, true, 0, 0x3f, 0xfe, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    mode_sense(s, false, 0, 0x00, 0, buf, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    stop_alive(s);
+}
+
+/* Vendor bits of the CONTROL byte and reserved bytes of READ CAPACITY. */
+static void test_bad_control_byte(void)
+{
+    ZrScsi *s = boot(GEOMETRY);
+    uint8_t cdb[16], buf[64];
+    ZrScsiResp r;
+
+    zr_cdb_rc16(cdb, 32);
+    cdb[15] = 0x80;
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_rc16(cdb, 32);
+    cdb[14] = 0x01;                                 /* PMI (obsolete) */
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    zr_cdb_report_zones(cdb, 0, 64, false, 0);
+    cdb[15] = 0x01;                                 /* LINK */
+    cmd(s, cdb, NULL, 0, buf, 64, &r);
+    zr_assert_sense(&r, ILLEGAL, 0x24, 0x00);
+    stop_alive(s);
+}
+
+/*
+ * block_resize is refused (the disk does not share the resize
+ * permission: its zone layout is fixed), the capacity stays.
+ */
+static void test_bad_block_resize(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    uint8_t cdb[16], buf[32];
+    ZrScsiResp r;
+    QDict *rsp;
+
+    rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'block_resize', "
+                    "'arguments': { 'device': 'd0', 'size': %d } }",
+                    2 * NBLOCKS * BS);
+    g_assert(qdict_haskey(rsp, "error"));
+    qobject_unref(rsp);
+    zr_cdb_rc16(cdb, 32);
+    cmd(s, cdb, NULL, 0, buf, 32, &r);
+    zr_assert_good(&r);
+    g_assert_cmpuint(ldq_be_p(&buf[0]), ==, NBLOCKS - 1);
+    stop_alive(s);
+    unlink(img);
+}
+
+/*
+ * A snapshot drains the drive (the disk's drained_begin/end, which hold
+ * the HBA and the dispatch engine) and puts an overlay under it; the disk
+ * goes on with its zones and data as before.
+ */
+static void test_drain_snapshot(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    g_autofree char *ovl = g_strdup_printf("%s.qcow2", img);
+    ZrScsi *s = boot_drive(img, GEOMETRY ",reorder=reverse");
+    uint8_t data[2 * BS];
+    ZrScsiResp r;
+
+    write_ok(s, zs(2), 1, 0x21);
+    qtest_qmp_assert_success(zr_scsi_qts(s), "{ 'execute': "
+        "'blockdev-snapshot-sync', 'arguments': { 'device': 'd0', "
+        "'snapshot-file': %s, 'format': 'qcow2' } }", ovl);
+    write_ok(s, zs(2) + 1, 1, 0x22);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    read16(s, zs(2), 2, data, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(data[0], ==, 0x21);
+    g_assert_cmphex(data[BS], ==, 0x22);
+    stop_alive(s);
+    unlink(ovl);
+    unlink(img);
+}
+
+/*
+ * FINISH with ALL finishes the open and CLOSED zones only, and zeroes on
+ * the drive what each skipped; EMPTY zones stay as they are.
+ */
+static void test_finish_all_zeroes(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    g_autofree uint8_t *disk = NULL;
+    uint8_t cdb[16] = { SYNCHRONIZE_CACHE_16 };
+    size_t len;
+    ZrScsiResp r;
+    size_t i;
+
+    write_ok(s, zs(2), 1, 0x11);                    /* IMPLICITLY OPEN */
+    zone_ok(s, SA_OPEN, zs(3), false);              /* EXPLICITLY OPEN */
+    write_ok(s, zs(4), 2, 0x44);
+    zone_ok(s, SA_CLOSE, zs(4), false);             /* CLOSED */
+    zone_ok(s, SA_FINISH, 0, true);
+    check_zone(s, zs(2), C_FULL, zs(3));
+    check_zone(s, zs(3), C_FULL, zs(4));
+    check_zone(s, zs(4), C_FULL, zs(5));
+    check_zone(s, zs(5), C_EMPTY, zs(5));
+    cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    g_assert(g_file_get_contents(img, (char **)&disk, &len, NULL));
+    g_assert_cmpuint(len, ==, NBLOCKS * BS);
+    for (i = zs(2) * BS; i < zs(6) * BS; i++) {
+        uint8_t want = i < (zs(2) + 1) * BS ? 0x11 :
+                       i < zs(4) * BS ? 0 :
+                       i < (zs(4) + 2) * BS ? 0x44 :
+                       i < zs(5) * BS ? 0 : 0xaa;
+
+        if (disk[i] != want) {
+            g_test_message("byte %zu: 0x%02x", i, disk[i]);
+        }
+        g_assert_cmphex(disk[i], ==, want);
     }
     zr_scsi_stop(s);
+    unlink(img);
 }
 
 /*
@@ -1590,6 +2226,7 @@ int main(int argc, char **argv)
 
     qtest_add_func("/scsi-zbc/inquiry", test_inquiry);
     qtest_add_func("/scsi-zbc/vpd", test_vpd);
+    qtest_add_func("/scsi-zbc/vpd-unique", test_vpd_unique);
     qtest_add_func("/scsi-zbc/read-capacity", test_read_capacity);
     qtest_add_func("/scsi-zbc/sense-and-ready", test_sense_and_ready);
     qtest_add_func("/scsi-zbc/start-stop", test_start_stop);
@@ -1612,5 +2249,35 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/geometry-errors", test_geometry_errors);
     qtest_add_func("/scsi-zbc/iothread", test_iothread);
     qtest_add_func("/scsi-zbc/reorder", test_reorder);
+    qtest_add_func("/scsi-zbc/bad/mode-select-bdlen-odd",
+                   test_bad_mode_select_bdlen_odd);
+    qtest_add_func("/scsi-zbc/bad/mode-select-longlba-short-bd",
+                   test_bad_mode_select_longlba_short_bd);
+    qtest_add_func("/scsi-zbc/bad/mode-select-bd-past-list",
+                   test_bad_mode_select_bd_past_list);
+    qtest_add_func("/scsi-zbc/bad/mode-select6-lengths",
+                   test_bad_mode_select6_lengths);
+    qtest_add_func("/scsi-zbc/bad/mode-select-long-list",
+                   test_bad_mode_select_long_list);
+    qtest_add_func("/scsi-zbc/bad/write-physical-end",
+                   test_bad_write_physical_end);
+    qtest_add_func("/scsi-zbc/bad/write-physical-start",
+                   test_bad_write_physical_start);
+    qtest_add_func("/scsi-zbc/bad/zone-count", test_bad_zone_count);
+    qtest_add_func("/scsi-zbc/bad/zone-id-beyond", test_bad_zone_id_beyond);
+    qtest_add_func("/scsi-zbc/bad/rw-range", test_bad_rw_range);
+    qtest_add_func("/scsi-zbc/bad/sync-range", test_bad_sync_range);
+    qtest_add_func("/scsi-zbc/bad/report-fields", test_bad_report_fields);
+    qtest_add_func("/scsi-zbc/bad/report-short-alloc",
+                   test_bad_report_short_alloc);
+    qtest_add_func("/scsi-zbc/bad/report-capped", test_bad_report_capped);
+    qtest_add_func("/scsi-zbc/bad/rsoc-fields", test_bad_rsoc_fields);
+    qtest_add_func("/scsi-zbc/bad/inquiry-fields", test_bad_inquiry_fields);
+    qtest_add_func("/scsi-zbc/bad/mode-sense-fields",
+                   test_bad_mode_sense_fields);
+    qtest_add_func("/scsi-zbc/bad/control-byte", test_bad_control_byte);
+    qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
+    qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
+    qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
     return g_test_run();
 }

@@ -22,6 +22,8 @@
 #include "qemu/osdep.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
+#include "qobject/qlist.h"
+#include "qom/qom-qobject.h"
 #include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -46,6 +48,7 @@
     { _name, ZBC_OUT, _sa, 16,                                              \
       { [0] = ZBC_OUT, [1] = 0x1f, [2 ... 9] = 0xff /* ZONE ID */,          \
         [14] = 0x01 /* ALL */ },                                            \
+      .own = { [12 ... 13] = 0xff /* ZONE COUNT: zbc_out_send() */ },       \
       .needs_ready = true, .op = ZR_OP_ZONE_MGMT,                           \
       .send = zbc_out_send, .start = zbc_out_start }
 
@@ -280,10 +283,11 @@ static int32_t zbc_send_command(SCSIRequest *req, uint8_t *cdb)
 
     /* SPC-5: a reserved bit set in the CDB is an invalid field. */
     for (i = 1; i < cmd->cdb_len; i++) {
-        if (cdb[i] & ~cmd->usage[i]) {
+        uint8_t reserved = cdb[i] & ~(cmd->usage[i] | cmd->own[i]);
+
+        if (reserved) {
             qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: %s: reserved bits 0x%02x "
-                          "set in CDB byte %d\n", cmd->name,
-                          cdb[i] & ~cmd->usage[i], i);
+                          "set in CDB byte %d\n", cmd->name, reserved, i);
             zbc_check_condition(r, SENSE_CODE(INVALID_FIELD),
                                 "reserved bits set");
             return 0;
@@ -404,6 +408,37 @@ static bool zbc_to_blocks(const char *prop, uint64_t bytes, uint32_t bs,
     return true;
 }
 
+/*
+ * With a physical block larger than the logical block, writes in
+ * sequential zones must be whole physical blocks
+ * (zbc_zone_write_misaligned()), so every zone, and the space a zone can
+ * be written in, must be too, or a zone could never be filled.
+ */
+static bool zbc_check_physical(ZbcState *s, uint64_t zone_blocks,
+                               uint64_t cap_blocks, Error **errp)
+{
+    uint32_t pbs = s->qdev.conf.physical_block_size;
+    uint64_t mask = s->pb_blocks - 1;
+
+    if (zone_blocks & mask) {
+        error_setg(errp, "zone-size %" PRIu64 " is not a multiple of the "
+                   "physical block size %" PRIu32, s->zone_size, pbs);
+        return false;
+    }
+    if (cap_blocks & mask) {
+        error_setg(errp, "zone-capacity %" PRIu64 " is not a multiple of "
+                   "the physical block size %" PRIu32, s->zone_cap, pbs);
+        return false;
+    }
+    if (s->nr_blocks & mask) {
+        error_setg(errp, "the device size (%" PRIu64 " bytes) is not a "
+                   "multiple of the physical block size %" PRIu32,
+                   s->nr_blocks * s->block_size, pbs);
+        return false;
+    }
+    return true;
+}
+
 static bool zbc_geometry(ZbcState *s, Error **errp)
 {
     BlockConf *conf = &s->qdev.conf;
@@ -451,6 +486,10 @@ static bool zbc_geometry(ZbcState *s, Error **errp)
                        &cap_blocks, errp)) {
         return false;
     }
+    s->pb_blocks = conf->physical_block_size / s->block_size;
+    if (!zbc_check_physical(s, zone_blocks, cap_blocks, errp)) {
+        return false;
+    }
     if (zone_blocks > UINT32_MAX) {
         error_setg(errp, "zone-size %" PRIu64 " is too large", s->zone_size);
         return false;
@@ -488,6 +527,103 @@ static bool zbc_geometry(ZbcState *s, Error **errp)
     return true;
 }
 
+/*
+ * ------------------------------------------------------------------------
+ * The block layer: iothreads, drains
+ */
+
+/*
+ * Does the HBA run its commands in an iothread?  The zone model and the
+ * dispatch engine live under the BQL, so scsi-zbc cannot follow it there.
+ * The drive's AioContext cannot tell at realize: virtio-scsi, the HBA that
+ * supports iothreads (it sets hba_supports_iothread in its pre-plug
+ * handler), moves the drive to its iothread in its plug handler, after
+ * realize, and a null-backed disk's BlockBackend has no node to move.  So
+ * ask the HBA: an "iothread" link or a non-empty "iothread-vq-mapping".
+ */
+static const char *zbc_hba_iothread(SCSIDevice *dev)
+{
+    Object *hba = OBJECT(DEVICE(dev)->parent_bus->parent);
+    g_autofree char *iothread = NULL;
+    QObject *map;
+    bool mapped;
+
+    if (!dev->hba_supports_iothread) {
+        return NULL;
+    }
+    if (object_property_find(hba, "iothread")) {
+        iothread = object_property_get_str(hba, "iothread", NULL);
+        if (iothread && *iothread) {
+            return "iothread";
+        }
+    }
+    if (!object_property_find(hba, "iothread-vq-mapping")) {
+        return NULL;
+    }
+    map = object_property_get_qobject(hba, "iothread-vq-mapping", NULL);
+    mapped = qobject_to(QList, map) && !qlist_empty(qobject_to(QList, map));
+    qobject_unref(map);
+    return mapped ? "iothread-vq-mapping" : NULL;
+}
+
+static bool zbc_check_iothread(SCSIDevice *dev, Error **errp)
+{
+    const char *prop = zbc_hba_iothread(dev);
+
+    if (prop) {
+        error_setg(errp, "scsi-zbc does not support iothreads, and the HBA "
+                   "of bus %s has %s set; use an HBA without one",
+                   DEVICE(dev)->parent_bus->name, prop);
+        return false;
+    }
+    if (dev->conf.blk &&
+        blk_get_aio_context(dev->conf.blk) != qemu_get_aio_context()) {
+        error_setg(errp, "scsi-zbc does not support iothreads, and its "
+                   "drive is in one");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * While the drive is drained, the HBA stops submitting (the bus's
+ * drained_begin, as scsi-disk does) and the dispatch engine starts
+ * nothing: queued commands wait, and start from the bottom half once the
+ * drain ends.  No drained_poll: a queued command is not I/O in flight.
+ */
+static void zbc_drained_begin(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    s->quiesced++;
+    trace_zbc_drained(s->quiesced);
+    scsi_device_drained_begin(&s->qdev);
+}
+
+static void zbc_drained_end(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    assert(s->quiesced);
+    s->quiesced--;
+    trace_zbc_drained(s->quiesced);
+    scsi_device_drained_end(&s->qdev);
+    /* After unrealize (no bottom half) nothing is pending either. */
+    if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->dispatch.pending)) {
+        qemu_bh_schedule(s->start_bh);
+    }
+}
+
+/*
+ * No resize_cb: the drive is opened without sharing BLK_PERM_RESIZE
+ * (blkconf_apply_backend_options(..., resizable = false, ...)), so
+ * block_resize is refused; the zone layout is fixed at realize.
+ */
+static const BlockDevOps zbc_block_ops = {
+    .drained_begin = zbc_drained_begin,
+    .drained_end = zbc_drained_end,
+};
+
 static void zbc_realize(SCSIDevice *dev, Error **errp)
 {
     ZbcState *s = SCSI_ZBC(dev);
@@ -498,14 +634,13 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         error_setg(errp, "serial can be at most 36 characters long");
         return;
     }
+    if (!zbc_check_iothread(dev, errp)) {
+        return;
+    }
     s->null_backed = !conf->blk;
     if (!s->null_backed) {
         if (!blk_is_inserted(conf->blk)) {
             error_setg(errp, "the drive has no medium");
-            return;
-        }
-        if (blk_get_aio_context(conf->blk) != qemu_get_aio_context()) {
-            error_setg(errp, "scsi-zbc does not support iothreads");
             return;
         }
         if (!blkconf_apply_backend_options(conf, false, false, errp)) {
@@ -544,6 +679,8 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         s->wce_default = blk_enable_write_cache(conf->blk);
     }
     s->wce = s->wce_default;
+    s->lu_name = zbc_lu_name(s);
+    blk_set_dev_ops(conf->blk, &zbc_block_ops, s);
     s->start_bh = qemu_bh_new_guarded(zbc_start_bh, s,
                                       &DEVICE(dev)->mem_reentrancy_guard);
     dev->type = TYPE_ZBC;
@@ -572,6 +709,8 @@ static void zbc_unrealize(SCSIDevice *dev)
     zr_dispatch_flush(&s->dispatch, NULL, NULL);
     zr_dispatch_cleanup(&s->dispatch);
     zr_zone_model_cleanup(&s->zones);
+    g_free(s->lu_name);
+    s->lu_name = NULL;
 }
 
 static void zbc_reset(DeviceState *dev)
@@ -678,8 +817,9 @@ static void zbc_instance_init(Object *obj)
           "logical blocks written (read-only counter)" },
         { "stats.unaligned-writes",
           offsetof(ZbcState, zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]),
-          "writes failed with UNALIGNED WRITE COMMAND, i.e. not at the "
-          "write pointer when they started (read-only counter)" },
+          "writes failed with UNALIGNED WRITE COMMAND: not at the write "
+          "pointer when they started, or not whole physical blocks "
+          "(read-only counter)" },
         { "stats.implicit-opens",
           offsetof(ZbcState, zones.stats.implicit_opens),
           "zones implicitly opened by a write (read-only counter)" },

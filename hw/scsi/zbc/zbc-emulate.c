@@ -209,6 +209,13 @@ int32_t zbc_rsoc_send(ZbcReq *r)
     buf[1] = 0x03 | (rctd ? 0x80 : 0);  /* SUPPORT: as the standard, CTDP */
     stw_be_p(&buf[2], c->cdb_len);
     memcpy(&buf[4], c->usage, c->cdb_len);
+    /*
+     * SPC-5 "One_command parameter data format": the CDB USAGE DATA holds
+     * the service action where the CDB has its SERVICE ACTION field.
+     */
+    if (c->sa >= 0) {
+        buf[5] = (c->usage[1] & ~0x1f) | c->sa;
+    }
     len = 4 + c->cdb_len;
     if (rctd) {
         len += zbc_rsoc_timeouts(&buf[len]);

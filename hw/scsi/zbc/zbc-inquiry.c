@@ -16,6 +16,7 @@
 #include "qemu/bswap.h"
 #include "qemu/hw-version.h"
 #include "scsi/constants.h"
+#include "system/block-backend.h"
 #include "zbc-internal.h"
 #include "trace.h"
 
@@ -50,11 +51,41 @@ static size_t zbc_inquiry_standard(ZbcState *s, uint8_t *buf)
     return 36;
 }
 
+/*
+ * The VENDOR SPECIFIC IDENTIFIER of the 83h T10 vendor ID designator,
+ * which names the LU (SPC-5 "T10 vendor ID based designator format"), so
+ * it must differ between LUs: `serial`, else the device's id, else the
+ * drive's name (as scsi-disk does), else the device's place in the
+ * machine, qdev_get_dev_path() (for virtio-scsi the HBA's PCI address and
+ * channel:target:lun), which is the same on every run of one
+ * configuration.  A longer name keeps its end, the most specific part.
+ */
+char *zbc_lu_name(ZbcState *s)
+{
+    DeviceState *dev = DEVICE(s);
+    const char *drive = s->null_backed ? "" : blk_name(s->qdev.conf.blk);
+    g_autofree char *path = NULL;
+    size_t len;
+
+    if (s->serial) {
+        return g_strdup(s->serial);
+    }
+    if (dev->id) {
+        path = g_strdup(dev->id);
+    } else if (*drive) {
+        path = g_strdup(drive);
+    } else {
+        path = qdev_get_dev_path(dev) ?: object_get_canonical_path(OBJECT(s));
+    }
+    len = strlen(path);
+    return g_strdup(path + (len > ZBC_LU_NAME_MAX ? len - ZBC_LU_NAME_MAX : 0));
+}
+
 /* 83h: a T10 vendor ID designator, and an NAA one when wwn is set. */
 static size_t zbc_vpd_device_id(ZbcState *s, uint8_t *out)
 {
-    const char *id = s->serial ?: (DEVICE(s)->id ?: TYPE_SCSI_ZBC);
-    size_t idlen = MIN(strlen(id), 36);
+    const char *id = s->lu_name;
+    size_t idlen = strlen(id);
     uint8_t *d = out;
 
     d[0] = 0x02;                /* PROTOCOL IDENTIFIER 0, CODE SET ASCII */

@@ -82,6 +82,11 @@ typedef struct ZbcCmd {
      * refused with INVALID FIELD IN CDB before the command runs.
      */
     uint8_t usage[16];
+    /*
+     * Bits send() checks itself, not shown in the CDB usage data: a field
+     * of which only some values are supported (ZBC OUT's ZONE COUNT).
+     */
+    uint8_t own[16];
     bool needs_ready;       /* NOT READY while the LU is stopped */
     bool by_bus;            /* answered by QEMU's SCSI bus, not by us */
     ZrOp op;                /* medium commands: class for the engine */
@@ -135,6 +140,8 @@ void zbc_fail_stopped(ZbcReq *r);
 SCSISense zbc_sense_stopped(void);
 
 /* zbc-inquiry.c */
+#define ZBC_LU_NAME_MAX 64      /* bytes of the VPD 83h T10 vendor ID name */
+char *zbc_lu_name(ZbcState *s);
 int32_t zbc_inquiry_send(ZbcReq *r);
 
 /* zbc-mode.c */
@@ -165,6 +172,7 @@ void zbc_zone_view_at(ZbcState *s, uint64_t lba, ZbcZoneView *v);
 bool zbc_zone_view_next(ZbcState *s, ZbcZoneView *v);
 bool zbc_zone_is_gap_start(ZbcState *s, uint64_t lba);
 ZrResult zbc_zone_read_check(ZbcState *s, uint64_t lba, uint64_t nb);
+bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb);
 void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
                              uint8_t *buf);
 

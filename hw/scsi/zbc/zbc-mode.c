@@ -12,6 +12,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "scsi/constants.h"
 #include "system/block-backend.h"
 #include "zbc-internal.h"
@@ -205,6 +206,51 @@ static bool zbc_mode_select_page(ZbcReq *r, const uint8_t *p, size_t avail,
     return true;
 }
 
+/*
+ * The block descriptors of a MODE SELECT list: none, or one short (8
+ * bytes) or, with LONGLBA in MODE SELECT(10), one long (16 bytes) block
+ * descriptor giving our logical block size.  SPC-5 "Mode parameter list
+ * format": a BLOCK DESCRIPTOR LENGTH that runs past the parameter list
+ * is a PARAMETER LIST LENGTH ERROR; one that is not a whole number of
+ * descriptors, or describes what we cannot do, is an INVALID FIELD IN
+ * PARAMETER LIST.  The length is validated before any descriptor byte is
+ * read.
+ */
+static bool zbc_mode_select_bd(ZbcReq *r, const uint8_t *p, size_t len,
+                               size_t hdr, size_t bdlen)
+{
+    ZbcState *s = zbc_state(r);
+    bool longlba = hdr == 8 && (p[4] & 0x01);
+    size_t bdsize = longlba ? 16 : 8;
+    uint32_t bl;
+
+    if (bdlen > len - hdr) {
+        qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: MODE SELECT: block "
+                      "descriptor length %zu beyond the %zu-byte list\n",
+                      bdlen, len);
+        zbc_check_condition(r, SENSE_CODE(INVALID_PARAM_LEN),
+                            "truncated block descriptor");
+        return false;
+    }
+    if (!bdlen) {
+        return true;
+    }
+    if (bdlen != bdsize) {
+        qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: MODE SELECT: block "
+                      "descriptor length %zu, expected %zu\n", bdlen, bdsize);
+        zbc_check_condition(r, SENSE_CODE(INVALID_PARAM),
+                            "block descriptor length");
+        return false;
+    }
+    bl = longlba ? ldl_be_p(&p[hdr + 12]) : ldl_be_p(&p[hdr + 4]) & 0xffffff;
+    if (bl != s->block_size) {
+        zbc_check_condition(r, SENSE_CODE(INVALID_PARAM),
+                            "block descriptor");
+        return false;
+    }
+    return true;
+}
+
 void zbc_mode_select_data_out(ZbcReq *r)
 {
     ZbcState *s = zbc_state(r);
@@ -218,27 +264,14 @@ void zbc_mode_select_data_out(ZbcReq *r)
                             "short mode parameter header");
         return;
     }
-    bdlen = six ? p[3] : lduw_be_p(&p[6]);
-    if (hdr + bdlen > len) {
-        zbc_check_condition(r, SENSE_CODE(INVALID_PARAM_LEN),
-                            "truncated block descriptor");
-        return;
-    }
-    /* MEDIUM TYPE is 0 for direct access; one descriptor, our block size. */
+    /* MEDIUM TYPE is 0 for direct access. */
     if (p[six ? 1 : 2]) {
         zbc_check_condition(r, SENSE_CODE(INVALID_PARAM), "medium type");
         return;
     }
-    if (bdlen) {
-        bool longlba = !six && (p[4] & 0x01);
-        uint32_t bl = longlba ? ldl_be_p(&p[hdr + 12])
-                              : ldl_be_p(&p[hdr + 4]) & 0xffffff;
-
-        if (bdlen != (longlba ? 16 : 8) || bl != s->block_size) {
-            zbc_check_condition(r, SENSE_CODE(INVALID_PARAM),
-                                "block descriptor");
-            return;
-        }
+    bdlen = six ? p[3] : lduw_be_p(&p[6]);
+    if (!zbc_mode_select_bd(r, p, len, hdr, bdlen)) {
+        return;
     }
     for (off = hdr + bdlen; off < len; off += used) {
         if (!zbc_mode_select_page(r, &p[off], len - off, &used, &wce)) {

@@ -7,13 +7,16 @@
  * ZBC's own: a ZONE ID naming a gap zone, and the initialization pattern
  * a finished zone must read back for the blocks it never wrote.
  *
- * ZONE COUNT (bytes 12-13) is reserved here: a non-zero count is refused
- * from the command table's usage map, and REPORT SUPPORTED OPERATION
- * CODES shows the field unused, which is how hosts (libzbc) detect it.
+ * ZONE COUNT (bytes 12-13): only one zone per command.  A count of 0 or 1
+ * (the same thing in ZBC-2) is accepted, a larger one refused with
+ * INVALID FIELD IN CDB unless ALL is set (ALL ignores ZONE ID and ZONE
+ * COUNT); REPORT SUPPORTED OPERATION CODES shows the field unused, which
+ * is how hosts (libzbc) see that counts are not supported.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "scsi/constants.h"
 #include "system/block-backend.h"
 #include "zbc-internal.h"
@@ -38,7 +41,16 @@ static ZrZoneOp zbc_out_op(uint8_t sa)
 
 int32_t zbc_out_send(ZbcReq *r)
 {
-    r->lba = ldq_be_p(&r->req.cmd.buf[2]);      /* ZONE ID */
+    const uint8_t *cdb = r->req.cmd.buf;
+    uint16_t count = lduw_be_p(&cdb[12]);
+
+    if (count > 1 && !(cdb[14] & 0x01)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: %s: ZONE COUNT %u is not "
+                      "supported\n", r->cmd->name, count);
+        zbc_check_condition(r, SENSE_CODE(INVALID_FIELD), "zone count");
+        return 0;
+    }
+    r->lba = ldq_be_p(&cdb[2]);                 /* ZONE ID */
     r->nb = 0;
     zbc_submit(r);
     return 0;
@@ -81,23 +93,71 @@ static void zbc_out_zero_next(ZbcReq *r)
 }
 
 /*
- * After FINISH moved write pointers from @old_wp[i] to the end of the
- * zone capacity, list the blocks in between: they must read back as the
- * initialization pattern from now on, whatever the drive held there.
+ * FINISH moves write pointers to the end of the zone capacity; the blocks
+ * in between must read back as the initialization pattern from then on,
+ * whatever the drive held there.  Before the operation, note the zones it
+ * can move and where their write pointers are: with ALL only the open and
+ * CLOSED zones (ZBC-2 "FINISH ZONE command"), so the list costs as much
+ * as the zones holding resources, not a slot for every zone of the disk.
  */
-static void zbc_out_list_unwritten(ZbcReq *r, const uint64_t *old_wp,
-                                   uint32_t first, uint32_t n)
+typedef struct ZbcOldWp {
+    uint32_t idx;
+    uint64_t wp;
+} ZbcOldWp;
+
+static bool zbc_out_finish_can_move(const ZrZone *z, bool all)
+{
+    switch (z->cond) {
+    case ZR_COND_IMP_OPEN:
+    case ZR_COND_EXP_OPEN:
+    case ZR_COND_CLOSED:
+        return true;
+    case ZR_COND_EMPTY:
+        return !all;
+    default:
+        return false;
+    }
+}
+
+static ZbcOldWp *zbc_out_note_wps(ZbcState *s, uint64_t lba, bool all,
+                                  uint32_t *nr)
+{
+    ZrZoneModel *m = &s->zones;
+    uint32_t cap = all ? zr_zone_nr_active(m) : 1;
+    ZbcOldWp *old = g_new(ZbcOldWp, MAX(cap, 1));
+    const ZrZone *z = all ? NULL : zr_zone_at(m, lba);
+    uint32_t i;
+
+    *nr = 0;
+    if (!all) {
+        if (z && zr_zone_is_seq(z) && zbc_out_finish_can_move(z, false)) {
+            old[(*nr)++] = (ZbcOldWp) { zr_zone_index(m, z), z->wp };
+        }
+        return old;
+    }
+    for (i = 0; i < m->nr_zones && *nr < cap; i++) {
+        z = &m->zones[i];
+        if (zr_zone_is_seq(z) && zbc_out_finish_can_move(z, true)) {
+            old[(*nr)++] = (ZbcOldWp) { i, z->wp };
+        }
+    }
+    return old;
+}
+
+/* After FINISH: the blocks each noted zone skipped, to be zeroed. */
+static void zbc_out_list_unwritten(ZbcReq *r, const ZbcOldWp *old,
+                                   uint32_t n)
 {
     ZbcState *s = zbc_state(r);
     uint32_t i;
 
-    r->zero = g_new(ZbcRange, n);
+    r->zero = g_new(ZbcRange, MAX(n, 1));
     for (i = 0; i < n; i++) {
-        const ZrZone *z = &s->zones.zones[first + i];
+        const ZrZone *z = &s->zones.zones[old[i].idx];
 
-        if (zr_zone_is_seq(z) && z->wp > old_wp[i]) {
+        if (z->wp > old[i].wp) {
             r->zero[r->nr_zero++] = (ZbcRange) {
-                .lba = old_wp[i], .nb = z->wp - old_wp[i],
+                .lba = old[i].wp, .nb = z->wp - old[i].wp,
             };
         }
     }
@@ -109,8 +169,8 @@ void zbc_out_start(ZbcReq *r)
     uint8_t *cdb = r->req.cmd.buf;
     ZrZoneOp op = zbc_out_op(cdb[1] & 0x1f);
     bool all = cdb[14] & 0x01;
-    g_autofree uint64_t *old_wp = NULL;
-    uint32_t first = 0, n = 0, i;
+    g_autofree ZbcOldWp *old = NULL;
+    uint32_t n = 0;
     ZrResult res;
 
     trace_zbc_zone_mgmt(r->req.tag, zr_zone_op_name(op), r->lba, all);
@@ -120,16 +180,7 @@ void zbc_out_start(ZbcReq *r)
         return;
     }
     if (op == ZR_ZONE_OP_FINISH && !s->null_backed) {
-        if (all) {
-            n = s->zones.nr_zones;
-        } else if (zr_zone_at(&s->zones, r->lba)) {
-            first = zr_zone_index(&s->zones, zr_zone_at(&s->zones, r->lba));
-            n = 1;
-        }
-        old_wp = g_new(uint64_t, MAX(n, 1));
-        for (i = 0; i < n; i++) {
-            old_wp[i] = s->zones.zones[first + i].wp;
-        }
+        old = zbc_out_note_wps(s, r->lba, all, &n);
     }
 
     res = zr_zone_mgmt(&s->zones, op, r->lba, all);
@@ -138,7 +189,7 @@ void zbc_out_start(ZbcReq *r)
         return;
     }
     if (n) {
-        zbc_out_list_unwritten(r, old_wp, first, n);
+        zbc_out_list_unwritten(r, old, n);
     }
     zbc_out_zero_next(r);
 }

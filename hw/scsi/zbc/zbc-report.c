@@ -10,16 +10,35 @@
  * the descriptors that fit in the allocation length (as Linux scsi_debug
  * does).  The data is cut at the allocation length, as SPC-5 says of any
  * allocation length.  SAME is 0 ("may differ"), which is always true.
+ *
+ * Cost: the zones are walked once, from ZONE START LBA, and the walk
+ * stops when the returned data is full unless PARTIAL = 0 asks for the
+ * length of the whole list; the rest of the list is then counted without
+ * building descriptors.  The buffer holds only what is returned.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "qemu/log.h"
 #include "scsi/constants.h"
 #include "zbc-internal.h"
 #include "trace.h"
 
 #define RZ_HEADER_LEN   64
 #define RZ_DESC_LEN     64
+
+/*
+ * The most one REPORT ZONES returns: the Block Limits page's MAXIMUM
+ * TRANSFER LENGTH (2 MiB, the header and 32767 descriptors), so no
+ * command pins more memory than a READ.  Linux never asks for more
+ * (sd_zbc sizes its buffer by the transfer limits).  A longer allocation
+ * length is served as if it were 2 MiB: with PARTIAL = 0 the ZONE LIST
+ * LENGTH still counts every matching zone, so the host sees that the list
+ * goes on and asks again from the zone after the last one it got (ZBC-2
+ * "REPORT ZONES command"); with PARTIAL = 1 it counts the descriptors
+ * returned.
+ */
+#define RZ_MAX_LEN      ZBC_MAX_XFER_BYTES
 
 #define RZ_OPT_GAP      0x3e
 #define RZ_OPT_NOT_WP   0x3f
@@ -92,15 +111,46 @@ static void zbc_report_desc(const ZbcZoneView *v, uint8_t *d)
     stq_be_p(&d[24], v->wp);
 }
 
+/*
+ * Descriptors of the zones from @v on that match: at most @room of them
+ * into @d (NULL: count only).  Returns the count; the walk stops once
+ * @room are found, so its cost is that of the zones it passes.
+ */
+static uint64_t zbc_report_walk(ZbcState *s, ZbcZoneView *v, bool *more,
+                                uint8_t opt, ZrReportFilter f, uint8_t *d,
+                                uint64_t room)
+{
+    uint64_t n = 0;
+
+    while (*more && n < room) {
+        if (zbc_report_match(s, v, opt, f)) {
+            if (d) {
+                zbc_report_desc(v, &d[n * RZ_DESC_LEN]);
+            }
+            n++;
+        }
+        *more = zbc_zone_view_next(s, v);
+    }
+    return n;
+}
+
+/* An upper bound of the ZBC zones from @v to the end (two per zone). */
+static uint64_t zbc_report_zones_left(ZbcState *s, const ZbcZoneView *v)
+{
+    return 2 * (uint64_t)(s->zones.nr_zones - v->index);
+}
+
 int32_t zbc_report_zones_send(ZbcReq *r)
 {
     ZbcState *s = zbc_state(r);
     uint8_t *cdb = r->req.cmd.buf;
     uint64_t lba = ldq_be_p(&cdb[2]);
     uint32_t alloc = ldl_be_p(&cdb[10]);
+    uint32_t len = MIN(alloc, RZ_MAX_LEN);
     bool partial = cdb[14] & 0x80;
     uint8_t opt = cdb[14] & 0x3f;
-    uint64_t matches = 0, fit, ndesc, list, n;
+    uint64_t fit, room, n, list;
+    bool more = true;
     ZrReportFilter f;
     ZbcZoneView v;
     uint8_t *buf;
@@ -110,35 +160,42 @@ int32_t zbc_report_zones_send(ZbcReq *r)
         return 0;
     }
     if (!zbc_report_filter(opt, &f)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "scsi-zbc: REPORT ZONES: reserved "
+                      "reporting option 0x%02x\n", opt);
         zbc_check_condition(r, SENSE_CODE(INVALID_FIELD),
                             "reserved reporting option");
         return 0;
     }
+    /* SPC-5: an allocation length of zero is not an error. */
+    if (!alloc) {
+        zbc_req_complete(r);
+        return 0;
+    }
     zbc_zone_view_at(s, lba, &v);
-    do {
-        matches += zbc_report_match(s, &v, opt, f);
-    } while (zbc_zone_view_next(s, &v));
+    /* Whole descriptors within the length, and the one it cuts. */
+    fit = len > RZ_HEADER_LEN ? (len - RZ_HEADER_LEN) / RZ_DESC_LEN : 0;
+    room = len > RZ_HEADER_LEN ?
+           DIV_ROUND_UP(len - RZ_HEADER_LEN, RZ_DESC_LEN) : 0;
+    room = MIN(room, zbc_report_zones_left(s, &v));
 
-    /* Whole descriptors within the allocation length, and the one cut. */
-    fit = alloc > RZ_HEADER_LEN ? (alloc - RZ_HEADER_LEN) / RZ_DESC_LEN : 0;
-    ndesc = alloc > RZ_HEADER_LEN ?
-            DIV_ROUND_UP(alloc - RZ_HEADER_LEN, RZ_DESC_LEN) : 0;
-    ndesc = MIN(ndesc, matches);
-    list = (partial ? MIN(matches, fit) : matches) * RZ_DESC_LEN;
-    trace_zbc_report(r->req.tag, lba, opt, partial, alloc, matches);
-
-    buf = zbc_req_buf(r, RZ_HEADER_LEN + ndesc * RZ_DESC_LEN);
+    buf = zbc_req_buf(r, RZ_HEADER_LEN + room * RZ_DESC_LEN);
+    n = zbc_report_walk(s, &v, &more, opt, f, &buf[RZ_HEADER_LEN], room);
+    if (partial) {
+        list = MIN(n, fit);
+    } else {
+        list = n + zbc_report_walk(s, &v, &more, opt, f, NULL, UINT64_MAX);
+    }
+    trace_zbc_report(r->req.tag, lba, opt, partial, alloc, list);
+    list *= RZ_DESC_LEN;
     stl_be_p(&buf[0], MIN(list, UINT32_MAX & ~(RZ_DESC_LEN - 1)));
     stq_be_p(&buf[8], s->nr_blocks - 1);        /* MAXIMUM LBA */
-    zbc_zone_view_at(s, lba, &v);
-    for (n = 0; n < ndesc; ) {
-        if (zbc_report_match(s, &v, opt, f)) {
-            zbc_report_desc(&v, &buf[RZ_HEADER_LEN + n * RZ_DESC_LEN]);
-            n++;
-        }
-        if (!zbc_zone_view_next(s, &v)) {
-            break;
-        }
+    /*
+     * ZONE STARTING LBA GRANULARITY: with gap zones (zone alignment method
+     * 8h in VPD B6h) zones start every zone-size blocks, as B6h says;
+     * otherwise the field is zero.
+     */
+    if (s->zones.cfg.zone_cap < s->zones.cfg.zone_size) {
+        stq_be_p(&buf[16], s->zones.cfg.zone_size);
     }
-    return zbc_req_data_in(r, RZ_HEADER_LEN + ndesc * RZ_DESC_LEN);
+    return zbc_req_data_in(r, MIN(len, RZ_HEADER_LEN + n * RZ_DESC_LEN));
 }

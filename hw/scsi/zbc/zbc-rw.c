@@ -140,9 +140,17 @@ static void zbc_rw_start(ZbcReq *r, bool write)
     ZbcState *s = zbc_state(r);
     BlockBackend *blk = s->qdev.conf.blk;
     int64_t offset = r->lba * s->block_size;
-    ZrResult res = write ? zr_zone_write(&s->zones, r->lba, r->nb)
-                         : zbc_zone_read_check(s, r->lba, r->nb);
+    ZrResult res;
 
+    if (write && zbc_zone_write_misaligned(s, r->lba, r->nb)) {
+        /* Counted with the writes off the write pointer. */
+        s->zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]++;
+        res = ZR_ERR_UNALIGNED_WRITE;
+    } else if (write) {
+        res = zr_zone_write(&s->zones, r->lba, r->nb);
+    } else {
+        res = zbc_zone_read_check(s, r->lba, r->nb);
+    }
     if (res != ZR_OK) {
         zbc_fail_zone(r, res, write ? ZBC_ACCESS_WRITE : ZBC_ACCESS_READ);
         return;
@@ -244,8 +252,12 @@ void zbc_start_pending(ZbcState *s)
 {
     ZrCmd *cmd;
 
-    /* A command completing inside start() must not restart the loop. */
-    if (s->draining) {
+    /*
+     * A command completing inside start() must not restart the loop; and
+     * nothing starts while the drive is drained (zbc_drained_end()
+     * schedules the rest).
+     */
+    if (s->draining || s->quiesced) {
         return;
     }
     s->draining = true;

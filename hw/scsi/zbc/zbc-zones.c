@@ -130,6 +130,28 @@ ZrResult zbc_zone_read_check(ZbcState *s, uint64_t lba, uint64_t nb)
 }
 
 /*
+ * Is a write of @nb blocks at @lba, that the core's checks would let
+ * through, not made of whole physical blocks in a sequential write
+ * required zone?  When the physical block is larger than the logical
+ * block, ZBC-2 "Sequential write required zones" makes such a write an
+ * UNALIGNED WRITE COMMAND (libzbc 01.075, "WRITE with unaligned ending
+ * physical block"); conventional zones take any alignment, as an SBC-4
+ * disk does.  A write the core refuses gets the core's answer (range,
+ * gap, boundary, condition, write pointer, resources; see zone-io.c), so
+ * the order of the checks stays the one libzbc expects.
+ */
+bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb)
+{
+    uint64_t mask = s->pb_blocks - 1;
+
+    if (!mask || !nb || !((lba | nb) & mask) ||
+        zr_zone_write_check(&s->zones, lba, nb) != ZR_OK) {
+        return false;
+    }
+    return zr_zone_is_seq(zr_zone_at(&s->zones, lba));
+}
+
+/*
  * Blocks of sequential zones at or above the write pointer (gap zones
  * included) hold no data written since the zone was last reset: they read
  * as the initialization pattern, zeros, whatever the drive holds there

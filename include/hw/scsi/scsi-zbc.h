@@ -52,8 +52,10 @@ struct ZbcState {
 
     /* Derived at realize */
     bool null_backed;           /* no drive: reads zero, writes discarded */
+    char *lu_name;              /* VPD 83h T10 vendor ID name (zbc-inquiry.c) */
     uint64_t nr_blocks;
     uint32_t block_size;
+    uint32_t pb_blocks;         /* physical block, in logical blocks */
     uint32_t max_xfer_blocks;
     uint32_t zone_blocks;       /* zone size in blocks */
 
@@ -62,6 +64,7 @@ struct ZbcState {
     bool wce_default;           /* ... as the drive was configured */
     bool stopped;               /* START STOP UNIT with START = 0 */
     bool draining;              /* zbc_start_pending() is running */
+    unsigned quiesced;          /* drained sections of the drive */
     ZrZoneModel zones;
     ZrDispatch dispatch;
     QEMUBH *start_bh;
