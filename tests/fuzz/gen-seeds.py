@@ -77,6 +77,10 @@ OPR, OPR_STRIDE = 0x1000, 0x30              # SQHP.. per queue
 SQATTR, SQLBA, SQUBA, CQATTR, CQLBA, CQUBA = 0x0, 0x4, 0x8, 0x20, 0x24, 0x28
 SQTP, SQRTC, SQIE, CQHP, CQTP, CQIS, CQIE = 0x4, 0x8, 0x18, 0x1c, 0x20, 0x24, 0x28
 
+# Where libqos maps the controller's BAR0 (the first MMIO BAR in q35's PCI
+# hole), as generic-fuzz does before each input
+BAR0 = 0xe0000000
+
 # Guest-physical layout of the seeds' tables (inside -m 32M)
 UTRL, UTMRL, SQ, CQ = 0x100000, 0x101000, 0x102000, 0x103000
 UCD, DATA = 0x110000, 0x120000
@@ -94,13 +98,15 @@ def ufs_bringup(ah8=False):
     return ops
 
 
-def utrd(dd, prdt_len=1):
+def utrd(dd, prdt_len=1, ucd=None, rsp_off=RSP_OFF):
     # UTRD: DW0 command type 1 (UFS storage), data direction, interrupt;
     # DW2 OCS = INVALID (the controller overwrites it); UCD base;
     # response UPIU length/offset and PRDT length/offset (dwords, entries)
     dw0 = (1 << 28) | (dd << 25) | (1 << 24)
-    return struct.pack("<IIIIIIHHHH", dw0, 0, 0xf, 0, UCD, 0,
-                       0x80 // 4, RSP_OFF // 4, prdt_len, PRDT_OFF // 4)
+    ucd = UCD if ucd is None else ucd
+    return struct.pack("<IIIIIIHHHH", dw0, 0, 0xf, 0, ucd & 0xffffffff,
+                       ucd >> 32, 0x80 // 4, (rsp_off // 4) & 0xffff,
+                       prdt_len, PRDT_OFF // 4)
 
 
 def upiu_cmd(cdb, flags, xfer, tag=0, lun=0):
@@ -188,6 +194,26 @@ def ufs_legacy_seeds(ah8=False):
                             wr(UCMDARG1, 0xd0410000), wr(UCMDARG3, 1),
                             wr(UICCMD, 0x02), rd(IS), wr(UICCMD, 0x17),
                             wr(UICCMD, 0x18), step())
+    # DMA aimed at the controller's own BAR0 (UFSHCI registers), which a
+    # guest may do and the device must survive (issue 9, section 1):
+    # the transfer request list, the command descriptor, the PRDT's data
+    # buffer and the response UPIU inside BAR0
+    w = ufs_commands()[10]
+    r = ufs_commands()[11]
+    seeds["bad-utrl-in-bar0"] = seed(ufs_bringup(ah8), wr(UTRLBA, BAR0 + 0x40),
+                                     wr(UTRLDBR, 1), step(2), rd(IS))
+    seeds["bad-ucd-in-bar0"] = seed(ufs_bringup(ah8), clear(),
+                                    dma(utrd(2, 1, ucd=BAR0)), wr(UTRLDBR, 1),
+                                    step(2), rd(IS))
+    for tag, (name, upiu, dd, length) in (("write", w), ("read", r)):
+        seeds["bad-prdt-in-bar0-" + tag] = seed(
+            ufs_bringup(ah8), clear(), dma(utrd(dd, 1)), dma(upiu),
+            dma(struct.pack("<IIII", BAR0 + UTRLDBR, 0, 0, length - 1)),
+            wr(UTRLDBR, 1), step(3), wr(UTRLDBR, 1), step(3), rd(IS))
+    seeds["bad-rsp-in-bar0"] = seed(ufs_bringup(ah8), clear(),
+                                    dma(utrd(0, 0, ucd=BAR0 - 0x1000,
+                                             rsp_off=0x1000 + UTRLDBR)),
+                                    dma(upiu_nop()), wr(UTRLDBR, 1), step(2))
     if ah8:
         seeds["ah8-idle-then-ring"] = seed(ufs_bringup(True), step(3),
                                            ufs_cmd_patterns(upiu, dd, length),
@@ -222,6 +248,25 @@ def ufs_mcq_seeds():
                                     wr(OPR + SQTP, 32), wr(OPR + SQRTC, 1),
                                     rd(OPR + 0x10), wr(OPR + SQRTC, 3), step(),
                                     rd(OPR + 0x10), wr(OPR + SQRTC, 0), step())
+    # queues inside BAR0: CQEs posted over the queue registers, SQ entries
+    # fetched from them (issue 9, section 1)
+    seeds["bad-cq-in-bar0"] = seed(
+        ufs_bringup(), wr(MEM_CFG, 1), wr(QCFG + CQLBA, BAR0 + OPR),
+        wr(QCFG + CQUBA, 0), wr(QCFG + CQATTR, (1 << 31) | 63),
+        wr(QCFG + SQLBA, SQ), wr(QCFG + SQUBA, 0),
+        wr(QCFG + SQATTR, (1 << 31) | 63), wr(OPR + CQIE, 1),
+        ufs_cmd_patterns(upiu_nop(), 0, 0), wr(OPR + SQTP, 32), step(3),
+        rd(OPR + CQTP))
+    seeds["bad-sq-in-bar0"] = seed(
+        ufs_bringup(), wr(MEM_CFG, 1), wr(QCFG + CQLBA, CQ),
+        wr(QCFG + CQUBA, 0), wr(QCFG + CQATTR, (1 << 31) | 63),
+        wr(QCFG + SQLBA, BAR0 + QCFG), wr(QCFG + SQUBA, 0),
+        wr(QCFG + SQATTR, (1 << 31) | 63), wr(OPR + SQTP, 64), step(3))
+    seeds["bad-prdt-in-bar0"] = seed(
+        up, clear(), dma(utrd(1, 1)), dma(upiu_cmd(
+            b"\x2a\x00" + bytes(4) + b"\x00\x00\x01\x00", 0x20, 4096)),
+        dma(struct.pack("<IIII", BAR0 + OPR + SQTP, 0, 0, 4095)),
+        wr(OPR + SQTP, 32), step(3), rd(OPR + CQTP))
     seeds["queue-reconfig"] = seed(up, wr(QCFG + SQATTR, 0), wr(QCFG + CQATTR, 0),
                                    mcq_queue(0, 4), wr(MEM_CFG, 0), wr(MEM_CFG, 1),
                                    ufs_cmd_patterns(upiu, dd, length),
