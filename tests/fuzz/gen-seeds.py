@@ -257,6 +257,15 @@ def ufs_mcq_seeds():
         wr(QCFG + SQATTR, (1 << 31) | 63), wr(OPR + CQIE, 1),
         ufs_cmd_patterns(upiu_nop(), 0, 0), wr(OPR + SQTP, 32), step(3),
         rd(OPR + CQTP))
+    # a timed command whose CQE lands on IS/IE/HCS/HCE: the completion
+    # comes from the service timer, outside any MMIO access
+    seeds["bad-cq-over-hce"] = seed(
+        ufs_bringup(), wr(MEM_CFG, 1), wr(QCFG + CQLBA, BAR0 + 0x20),
+        wr(QCFG + CQUBA, 0), wr(QCFG + CQATTR, (1 << 31) | 63),
+        wr(QCFG + SQLBA, SQ), wr(QCFG + SQUBA, 0),
+        wr(QCFG + SQATTR, (1 << 31) | 63),
+        ufs_cmd_patterns(upiu_cmd(b"\x00" * 6, 0, 0), 0, 0),
+        wr(OPR + SQTP, 32), step(3))
     seeds["bad-sq-in-bar0"] = seed(
         ufs_bringup(), wr(MEM_CFG, 1), wr(QCFG + CQLBA, CQ),
         wr(QCFG + CQUBA, 0), wr(QCFG + CQATTR, (1 << 31) | 63),
