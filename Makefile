@@ -6,6 +6,9 @@
 #   make run        boot a guest on the default devices and print the benchmark table
 #   make check      unit tests, qtests and guest tests; ends with "N passed, N failed"
 #   make check-full the above plus the long suites (the whole fio t/zbd suite)
+#   make fuzz-build the clang/libFuzzer/ASan/UBSan build in $(B)/fuzz
+#   make fuzz       run every generic-fuzz target for FUZZ_TIME seconds each
+#   make check-asan unit tests and qtests against the ASan+UBSan build
 #
 # Everything is built under $(B) (default: build); downloads are cached in
 # $(B)/cache.  Nothing is rebuilt that did not change: a second `make` only
@@ -29,12 +32,13 @@ QEMU_TARGETS := qemu-system-x86_64 qemu-img
 
 .DEFAULT_GOAL := all
 .PHONY: all deps config qemu qemu-overlay unit-build qtest-build \
-        check check-full run bench clean distclean help
+        check check-full run bench clean distclean help \
+        fuzz-config fuzz-build fuzz check-asan
 
 all: qemu
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- dependencies -----------------------------------------------------------
 # Installs missing Debian packages when run as root, else prints the apt
@@ -81,6 +85,41 @@ qtest-build: qemu
 	    sed -n 's|^\(tests/qtest/zr-[a-z0-9-]*-test\): c_LINKER.*|\1|p'); \
 	[ -z "$$t" ] || ninja -C $(QEMU_BUILD) $$t
 
+# --- fuzzing build ------------------------------------------------------------
+# A second QEMU build from the same overlaid copy: clang-14, libFuzzer,
+# ASan and UBSan (configure --fuzz).  It gives qemu-fuzz-x86_64 (the
+# generic-fuzz targets of tests/fuzz/targets.conf), an ASan+UBSan
+# qemu-system-x86_64 and our qtests and unit tests built the same way.
+# docs/devel/fuzzing.md.
+FUZZ_BUILD := $(B)/fuzz
+FUZZ_QEMU := $(FUZZ_BUILD)/qemu-system-x86_64
+FUZZ_BIN := $(FUZZ_BUILD)/qemu-fuzz-x86_64
+FUZZ_TIME ?= 60
+FUZZ_TARGETS ?=
+
+$(FUZZ_BUILD)/.zr-configure-args: configure scripts/deb-fetch scripts/qemu-prepare \
+           configs/devices/x86_64-softmmu/zoned-reorder.mak | $(CONFIG)
+	./configure --build-dir=$(B) --fuzz $(CONFIGURE_ARGS)
+	@touch $@
+
+fuzz-config: $(FUZZ_BUILD)/.zr-configure-args
+
+# build.ninja first, so that meson picks up new tests before they are listed.
+fuzz-build: qemu-overlay fuzz-config
+	ninja -C $(FUZZ_BUILD) build.ninja
+	@t=$$(ninja -C $(FUZZ_BUILD) -t targets all 2>/dev/null | sed -n \
+	    -e 's|^\(tests/qtest/zr-[a-z0-9-]*-test\): c_LINKER.*|\1|p' \
+	    -e 's|^\(tests/unit/zoned-reorder/test-[a-z0-9-]*\): c_LINKER.*|\1|p'); \
+	ninja -C $(FUZZ_BUILD) qemu-fuzz-x86_64 qemu-system-x86_64 $$t
+
+FUZZ_ENV = B=$(B) SRC=$(SRC) FUZZ_BIN=$(FUZZ_BIN) FUZZ_QEMU=$(FUZZ_QEMU)
+
+fuzz: fuzz-build
+	$(FUZZ_ENV) nice -n 19 scripts/fuzz run --time=$(FUZZ_TIME) $(FUZZ_TARGETS)
+
+check-asan: fuzz-build
+	$(CHECK_ENV) scripts/check 'asan/*'
+
 # --- guest -----------------------------------------------------------------
 .PHONY: guest-images
 ifneq ($(wildcard guest/guest.mk),)
@@ -95,11 +134,11 @@ CHECK_ENV = B=$(B) SRC=$(SRC) QEMU=$(QEMU) QEMU_IMG=$(QEMU_IMG) \
             GUEST_KERNEL=$(GUEST_KERNEL) GUEST_KERNEL_STOCK=$(GUEST_KERNEL_STOCK) \
             GUEST_INITRAMFS=$(GUEST_INITRAMFS)
 
-check: qemu unit-build qtest-build guest-images
+check: qemu unit-build qtest-build guest-images fuzz-build
 	$(CHECK_ENV) scripts/check
 
 # The long suites also boot the stock kernel (kernel-stock).
-check-full: qemu unit-build qtest-build guest-images kernel-stock
+check-full: qemu unit-build qtest-build guest-images kernel-stock fuzz-build
 	$(CHECK_ENV) scripts/check --full
 
 run: qemu guest-images
