@@ -371,6 +371,7 @@ void zr_scsi_stop(ZrScsi *s)
         qvirtqueue_cleanup(s->vdev->bus, s->vq[i], &s->alloc);
     }
     qvirtio_pci_device_disable(s->vpci);
+    g_free(s->vpci->pdev);      /* virtio_pci_new() found it for us */
     g_free(s->vpci);
     qpci_free_pc(s->pcibus);
     alloc_destroy(&s->alloc);

@@ -860,6 +860,34 @@ static void test_mcq_doorbell_before_select(void)
     ufs_stop(u);
 }
 
+/*
+ * Arrival order is the order the host rang: three entries rung on SQ 0,
+ * then one on SQ 1, before the controller fetched any (both rung while
+ * the link leaves H8); reorder=none starts them exactly so, where a
+ * round-robin fetch would put SQ 1's second.
+ */
+static void test_mcq_doorbell_order_across_sqs(void)
+{
+    Ufs *u = mcq_start("reorder=none,max-parallel=1,lat-write-ns=1000000,"
+                       "auto-hibernate=on,h8-exit-latency=500000", 2, 8);
+    g_autofree char *log = NULL;
+    int slot;
+
+    enter_h8(u);
+    qom_set_str(u, "start-log", "");
+    for (slot = 1; slot <= 3; slot++) {
+        ufs_queue_write(u, 0, slot, 8 * ZONE_BLOCKS + slot - 1);
+    }
+    ufs_queue_write(u, 1, 4, 9 * ZONE_BLOCKS);
+    ufs_mcq_ring(u, 0);
+    ufs_mcq_ring(u, 1);
+    wait_done(u, 0x1e);
+    log = qom_str(u, "start-log");
+    g_assert_cmpstr(log, ==, "0:1,0:2,0:3,1:4");
+    g_assert_cmpuint(qom_u64(u, "starts-reordered"), ==, 0);
+    ufs_stop(u);
+}
+
 /* An SQ of one entry, or naming a CQ that does not exist, stays off. */
 static void test_mcq_bad_queue_attrs(void)
 {
@@ -992,6 +1020,8 @@ int main(int argc, char **argv)
         { "legacy/ring-order", test_legacy_ring_order },
         { "legacy/h8-batch-slot-order", test_legacy_h8_batch_slot_order },
         { "mcq/doorbell-before-select", test_mcq_doorbell_before_select },
+        { "mcq/doorbell-order-across-sqs",
+          test_mcq_doorbell_order_across_sqs },
         { "mcq/bad-queue-attrs", test_mcq_bad_queue_attrs },
         { "query/bad-idn", test_query_bad_idn },
         { "query/bad-opcode", test_query_bad_opcode },

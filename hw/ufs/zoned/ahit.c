@@ -10,7 +10,8 @@
  * which takes h8-exit-latency: nothing is fetched before it is over, so
  * every request rung meanwhile (NOP, QUERY and W-LU ones included) waits
  * it out and the batch is then fetched in slot-index order (legacy) or
- * round-robin across the SQs (MCQ).  DME_HIBER_ENTER/EXIT move the same
+ * in the order the SQ doorbells were rung (MCQ; the policy then picks
+ * the start order).  DME_HIBER_ENTER/EXIT move the same
  * link state.  Autonomous transitions raise no UHES/UHXS
  * (Linux 6.12 treats those as failures of auto-hibernate).
  */

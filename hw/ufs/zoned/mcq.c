@@ -186,11 +186,94 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
     return true;
 }
 
+/* An SQ doorbell write: remember what arrived, in ring order. */
+static void ufs_zoned_sq_mark(UfsZonedState *s, uint32_t q, uint32_t tail)
+{
+    UfsZonedSqMark *last = s->nr_sq_marks ?
+                           &s->sq_marks[s->nr_sq_marks - 1] : NULL;
+    int i;
+
+    if (last && last->q == q) {
+        last->tail = tail;
+        return;
+    }
+    if (s->nr_sq_marks < UFSZ_MCQ_MARKS) {
+        s->sq_marks[s->nr_sq_marks++] = (UfsZonedSqMark){ q, tail };
+        return;
+    }
+    /*
+     * Hundreds of doorbell writes before one fetch: extend this SQ's last
+     * mark (or leave the entries to the round-robin pass after the marks).
+     */
+    for (i = s->nr_sq_marks - 1; i >= 0; i--) {
+        if (s->sq_marks[i].q == q) {
+            s->sq_marks[i].tail = tail;
+            return;
+        }
+    }
+}
+
+static void ufs_zoned_sq_unmark(UfsZonedState *s, uint32_t i)
+{
+    s->nr_sq_marks--;
+    memmove(&s->sq_marks[i], &s->sq_marks[i + 1],
+            (s->nr_sq_marks - i) * sizeof(s->sq_marks[0]));
+}
+
+/* SQ @q was disabled: forget what it had rung. */
+static void ufs_zoned_sq_unmark_all(UfsZonedState *s, uint32_t q)
+{
+    uint32_t i = 0;
+
+    while (i < s->nr_sq_marks) {
+        if (s->sq_marks[i].q == q) {
+            ufs_zoned_sq_unmark(s, i);
+        } else {
+            i++;
+        }
+    }
+}
+
 /*
- * Fetch what the SQs hold, one entry a queue a round (work BH).
- * Completions that free capacity while this runs (NOP, QUERY, errors) ask
- * for another pass instead of recursing.  Nothing is fetched while the
- * link leaves hibernate: the exit's end schedules the work BH again.
+ * Fetch in the order the host rang the SQ doorbells (the marks); a
+ * stopped SQ's marks wait without holding the others up.  Entries no mark
+ * covers (mark list overflow) then go one a queue a round.  Returns true
+ * when it stopped for want of MAC capacity or a free context.
+ */
+static bool ufs_zoned_mcq_fetch_marked(UfsZonedState *s)
+{
+    uint32_t i = 0;
+
+    while (i < s->nr_sq_marks && !s->teardown) {
+        UfsZonedSqMark *m = &s->sq_marks[i];
+        UfsZonedSq *sq = &s->sq[m->q];
+
+        if (!ufs_zoned_sq_enabled(s, m->q)) {
+            ufs_zoned_sq_unmark(s, i);
+            continue;
+        }
+        if (sq->rtc & SQRTC_ST) {
+            i++;
+            continue;
+        }
+        while (sq->head != m->tail && sq->head != sq->tail) {
+            if (!ufs_zoned_mcq_fetch_one(s, m->q)) {
+                return true;
+            }
+            if (s->teardown) {
+                return true;
+            }
+        }
+        ufs_zoned_sq_unmark(s, i);
+    }
+    return false;
+}
+
+/*
+ * Fetch what the SQs hold (work BH).  Completions that free capacity
+ * while this runs (NOP, QUERY, errors) ask for another pass instead of
+ * recursing.  Nothing is fetched while the link leaves hibernate: the
+ * exit's end schedules the work BH again.
  */
 static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
 {
@@ -204,6 +287,9 @@ static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
     s->mcq_fetching = true;
     do {
         s->mcq_fetch_again = false;
+        if (ufs_zoned_mcq_fetch_marked(s)) {
+            continue;
+        }
         do {
             progress = false;
             for (q = 0; q < s->mcq_queues && !s->teardown; q++) {
@@ -473,6 +559,7 @@ static void ufs_zoned_sq_doorbell(UfsZonedState *s, uint32_t q, uint32_t val)
     }
     s->sq[q].tail = val / UFSZ_MCQ_ENTRY_SIZE;
     trace_ufs_zoned_mcq_sq_doorbell(q, s->sq[q].tail, s->sq[q].head);
+    ufs_zoned_sq_mark(s, q, s->sq[q].tail);
     if (!ufs_zoned_mcq_on(s)) {
         ufs_zoned_mcq_guest_error(q, "SQ doorbell while MEM_CFG selects the "
                                   "legacy doorbell; fetched once MCQ is on");
@@ -540,6 +627,9 @@ static void ufs_zoned_sqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
         ufs_zoned_mcq_guest_error(q, "SQATTR changed while the SQ is "
                                   "enabled; ignored");
         return;
+    }
+    if (was && !FIELD_EX32(val, SQATTR, SQEN)) {
+        ufs_zoned_sq_unmark_all(s, q);
     }
     cfg->sqattr = val;
     if (!was && FIELD_EX32(val, SQATTR, SQEN)) {
@@ -836,4 +926,5 @@ void ufs_zoned_mcq_reset(UfsZonedState *s)
     s->mcq_active = 0;
     s->mcq_fetching = false;
     s->mcq_fetch_again = false;
+    s->nr_sq_marks = 0;
 }

@@ -108,6 +108,18 @@ typedef struct UfsZonedReq {
     bool stalled;               /* x-stall-*: never handed to its LU */
 } UfsZonedReq;
 
+/*
+ * An SQ doorbell write not yet fetched (mcq.c): SQ @q's entries up to
+ * @tail arrived then.  Fetching follows these marks, so arrival order is
+ * the order the host rang, across SQs too.
+ */
+typedef struct UfsZonedSqMark {
+    uint32_t q;
+    uint32_t tail;
+} UfsZonedSqMark;
+
+#define UFSZ_MCQ_MARKS          256
+
 /* One MCQ submission queue (mcq.c) */
 typedef struct UfsZonedSq {
     uint32_t head;              /* entries */
@@ -198,6 +210,8 @@ struct UfsZonedState {
     uint32_t mcq_active;        /* fetched MCQ commands not yet freed */
     bool mcq_fetching;
     bool mcq_fetch_again;
+    UfsZonedSqMark sq_marks[UFSZ_MCQ_MARKS];
+    uint32_t nr_sq_marks;
 
     /* Transfer requests (utp.c) */
     UfsZonedReq req[UFSZ_NR_REQS];
