@@ -62,8 +62,11 @@ zr_is "no request outstanding on any hardware queue (blk-mq debugfs)" "$busy" 0
 zr_is "inflight counters back to zero" "$(tr -s ' ' < "/sys/block/$dev/inflight" | sed 's/^ //')" "0 0"
 qd=$(zr_sysfs "/sys/block/$dev/device/queue_depth")
 out=/tmp/fio-eh-depth.out
+# Whole batches of $qd, submitted at once and reaped only when all are
+# done, so all $qd tags are in flight right after every submission.
 fio --name=eh-depth --filename="/dev/$dev" --direct=1 --ioengine=io_uring \
-    --rw=randread --bs=4k --iodepth="$qd" --size=$((zs * 512)) --offset=0 \
+    --rw=randread --bs=4k --iodepth="$qd" --iodepth_batch_submit="$qd" \
+    --iodepth_batch_complete_min="$qd" --size=$((zs * 512)) --offset=0 \
     --time_based --runtime=3 > "$out" 2>&1 &
 fio_pid=$!
 # Sample the block layer's in-flight count as fast as the shell can while
