@@ -813,6 +813,38 @@ static void test_legacy_ring_order(void)
 }
 
 /*
+ * The LU, too, sees the commands in ring order: it starts a write once it
+ * has the write's data, so the controller must move the data in the order
+ * the LU asked for it, not in slot order.  Two writes of one zone rung back
+ * to back (slot 5 at the write pointer, then slot 2 behind it) wait behind
+ * two writes to other zones and start together when those end: both
+ * succeed.
+ */
+static void test_legacy_ring_order_at_lu(void)
+{
+    Ufs *u = legacy_start("reorder=spec,max-parallel=2,lat-write-ns=1000000");
+    uint64_t z = 7 * ZONE_BLOCKS;
+    UfsResp r;
+
+    /* Two writes elsewhere fill the service slots and end together. */
+    ufs_queue_write(u, 0, 6, z + 2 * ZONE_BLOCKS);
+    ufs_queue_write(u, 0, 7, z + 3 * ZONE_BLOCKS);
+    ring(u, 1u << 6);
+    ring(u, 1u << 7);
+    ufs_queue_write(u, 0, 5, z);
+    ufs_queue_write(u, 0, 2, z + 1);
+    ring(u, 1u << 5);
+    ring(u, 1u << 2);
+    wait_done(u, 0xe4);
+    get_resp(u, 5, &r);
+    assert_good(&r);
+    get_resp(u, 2, &r);
+    assert_good(&r);
+    g_assert_cmpuint(qom_u64(u, "unaligned-writes"), ==, 0);
+    ufs_stop(u);
+}
+
+/*
  * Rung while the link leaves H8, the same two writes are fetched as one
  * batch in slot order when the exit is over: slot 2 goes first and fails
  * as unaligned -- the reordering the pipelining series worries about.
@@ -1018,6 +1050,7 @@ int main(int argc, char **argv)
         { "ah8/nop-waits-exit", test_nop_waits_h8_exit },
         { "ah8/manual-hibernate", test_manual_hibernate },
         { "legacy/ring-order", test_legacy_ring_order },
+        { "legacy/ring-order-at-lu", test_legacy_ring_order_at_lu },
         { "legacy/h8-batch-slot-order", test_legacy_h8_batch_slot_order },
         { "mcq/doorbell-before-select", test_mcq_doorbell_before_select },
         { "mcq/doorbell-order-across-sqs",

@@ -76,6 +76,7 @@ typedef struct UfsZonedReq {
     bool xfer_pending;          /* the LU asked for data: work BH moves it */
     uint32_t xfer_len;
     bool finish_pending;        /* the LU finished: work BH completes it */
+    uint64_t pending_seq;       /* when it got xfer/finish_pending */
     bool responded;             /* response written; at most a CQE left */
     bool cleanup;               /* SQ cleanup: its CQE sets SQRTS.CUS */
     ZrCmd zr;
@@ -215,6 +216,7 @@ struct UfsZonedState {
 
     /* Transfer requests (utp.c) */
     UfsZonedReq req[UFSZ_NR_REQS];
+    uint64_t pending_seq;       /* orders the work BH's deferred events */
     ZrDispatch dispatch;
     ZrService svc;
     ZrServiceTimer sched;

@@ -498,6 +498,14 @@ const ZrServiceOps ufs_zoned_service_ops = {
     .complete = ufs_zoned_cmd_svc_done,
 };
 
+/* Before a deferred event of @req: number it unless one is pending. */
+static void ufs_zoned_req_mark_pending(UfsZonedReq *req)
+{
+    if (!req->xfer_pending && !req->finish_pending) {
+        req->pending_seq = ++req->s->pending_seq;
+    }
+}
+
 /* The LU asks for data (it may be in an AIO callback): defer the DMA. */
 static void ufs_zoned_scsi_transfer_data(SCSIRequest *sreq, uint32_t len)
 {
@@ -506,6 +514,7 @@ static void ufs_zoned_scsi_transfer_data(SCSIRequest *sreq, uint32_t len)
     if (!req->busy || req->stopping || req->sreq != sreq) {
         return;
     }
+    ufs_zoned_req_mark_pending(req);
     req->xfer_pending = true;
     req->xfer_len = len;
     ufs_zoned_schedule(req->s);
@@ -594,6 +603,7 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
     }
     ufs_zoned_set_resid(req, exp);
     req->scsi_done = true;
+    ufs_zoned_req_mark_pending(req);
     req->finish_pending = true;
     ufs_zoned_schedule(req->s);
 }
@@ -617,17 +627,41 @@ static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
     }
     ufs_zoned_set_resid(req, exp);
     req->scsi_done = true;
+    ufs_zoned_req_mark_pending(req);
     req->finish_pending = true;
     ufs_zoned_schedule(req->s);
 }
 
-/* Deferred work of the LUs' callbacks, for every context (work BH). */
+static int ufs_zoned_req_cmp_pending(const void *a, const void *b)
+{
+    const UfsZonedReq *x = *(UfsZonedReq *const *)a;
+    const UfsZonedReq *y = *(UfsZonedReq *const *)b;
+
+    return x->pending_seq < y->pending_seq ? -1 : x->pending_seq > y->pending_seq;
+}
+
+/*
+ * Deferred work of the LUs' callbacks, for every context (work BH), in the
+ * order in which the LUs asked: an LU starts a write once it has its data,
+ * so moving data in slot order would reorder the commands the controller
+ * forwarded in ring or SQ order.
+ */
 void ufs_zoned_utp_work(UfsZonedState *s)
 {
-    uint32_t i;
+    UfsZonedReq *order[UFSZ_NR_REQS];
+    uint32_t i, n = 0;
 
-    for (i = 0; i < UFSZ_NR_REQS && !s->teardown; i++) {
+    for (i = 0; i < UFSZ_NR_REQS; i++) {
         UfsZonedReq *req = &s->req[i];
+
+        if (req->busy && !req->stopping &&
+            (req->xfer_pending || req->finish_pending)) {
+            order[n++] = req;
+        }
+    }
+    qsort(order, n, sizeof(order[0]), ufs_zoned_req_cmp_pending);
+    for (i = 0; i < n && !s->teardown; i++) {
+        UfsZonedReq *req = order[i];
 
         if (!req->busy || req->stopping) {
             continue;
@@ -971,6 +1005,7 @@ void ufs_zoned_req_complete_aborted(UfsZonedReq *req)
     req->ocs = UFS_OCS_ABORTED;
     req->scsi_done = true;
     req->svc_done = true;
+    ufs_zoned_req_mark_pending(req);
     req->finish_pending = true;
     ufs_zoned_schedule(s);
 }
