@@ -22,8 +22,9 @@
 #                         command, as in the seeds' runs)            (ZR_NOMERGES)
 #   zr.nullb_lat_ns=NS    null_blk completion_nsec (default 100000)  (ZR_NULLB_LAT_NS)
 # Results: one "ZR-RESULT bench label=.. sched=.. pipeline=.. iops=..
-# kib_s=.. err=.. ios=.. retries=.. io_errors=.. verify=pass|fail|-" line
-# per run (retries: scsi_mod.zoned_write_retries, "-" without it).
+# kib_s=.. err=.. ios=.. retries=.. io_errors=.. misordered=..
+# verify=pass|fail|-" line per run (retries: scsi_mod.zoned_write_retries,
+# misordered: null_blk's zone_writes_misordered, "-" without them).
 . "$ZR_LIB"
 
 zr_need ZR_DEV ZR_LABEL
@@ -56,6 +57,9 @@ if [ "$dev" = nullb ]; then
     # kernels used nullb<index>.
     dev=zrbench
     [ -e /sys/block/$dev ] || dev=nullb$(cat $d/index)
+    # The patched null_blk counts zoned writes that arrived ahead of their
+    # zone's write pointer (and fails them): the block layer's ordering.
+    misordered_attr=$d/zone_writes_misordered
     zr_diag "null_blk disk: $dev"
 fi
 
@@ -81,6 +85,7 @@ for sched in ${scheds//,/ }; do
         amount=(--time_based=1 --runtime="$runtime")
     fi
     r0=$(cat $retries_param 2>/dev/null || echo -)
+    m0=$(cat "${misordered_attr:-/nonexistent}" 2>/dev/null || echo -)
     e0=$(dmesg | grep -cE 'I/O error|target error')
     out=$(/opt/fio/fio --name=bench --filename="/dev/$dev" --direct=1 \
         --ioengine=io_uring --iodepth=64 --iodepth_batch=16 --bs=4k \
@@ -90,6 +95,12 @@ for sched in ${scheds//,/ }; do
     retries=-
     [ "$r0" = - ] || retries=$(( $(cat $retries_param) - r0 ))
     ioerr=$(( $(dmesg | grep -cE 'I/O error|target error') - e0 ))
+    misordered=-
+    if [ "$m0" != - ]; then
+        misordered=$(( $(cat "$misordered_attr") - m0 ))
+        [ "$pipeline" != 1 ] ||
+            zr_is "null_blk with $sched: no pipelined write arrived ahead of its write pointer" "$misordered" 0
+    fi
     # terse v3: field 5 = error, 6 = read KiB (the verify pass), 47 = write
     # KiB, 48 = write KiB/s, 49 = write IOPS
     line=$(printf '%s\n' "$out" | grep '^3;fio-' | tail -n 1)
@@ -108,6 +119,7 @@ for sched in ${scheds//,/ }; do
     fi
     zr_result bench label="$ZR_LABEL" sched="$sched" pipeline="$pipeline" iops="$iops" \
         kib_s="$bw" err="$err" ios=$((kib / 4)) retries="$retries" io_errors="$ioerr" \
+        misordered="$misordered" \
         verify="$verify"
 done
 zr_done

@@ -6,14 +6,13 @@
 #
 #   mcq-none       MCQ, reorder=none: the driver advertises ordering, writes
 #                  to a zone overlap at the device, the device starts them
-#                  in the order rung, every UNALIGNED WRITE is retried, fio
-#                  and verify clean; none at all is the target (TODO until
-#                  the series keeps a zone's writes ordered, issue 10).
+#                  in the order rung, so no UNALIGNED WRITE at all: the
+#                  series keeps a zone's writes in order up to the SQ and
+#                  the controller keeps them in order up to the LU.
 #   legacy-ah8off  legacy doorbell, auto-hibernate off, reorder=spec,
 #                  pipelining on, QD32: a single-doorbell controller keeps
-#                  ring order (no reordered start), every UNALIGNED WRITE
-#                  is retried; none at all is the target (TODO until the
-#                  series orders dispatch on one hardware queue, issue 10).
+#                  ring order (no reordered start), so no UNALIGNED WRITE
+#                  at all.
 #   legacy-random  legacy doorbell, auto-hibernate on (so the driver does not
 #   legacy-spec    advertise ordering; pipelining forced on through sysfs),
 #                  reorder=random / spec, bursts with idle gaps: the device
@@ -39,10 +38,6 @@ n=800 rc=0
 tap() {     # tap OK DESC
     n=$((n + 1))
     if [ "$1" = 1 ]; then echo "ok $n - host: $2"; else echo "not ok $n - host: $2"; rc=1; fi
-}
-todo() {    # todo OK DESC REASON: a known failure outside the device
-    n=$((n + 1))
-    if [ "$1" = 1 ]; then echo "ok $n - host: $2"; else echo "not ok $n - host: $2 # TODO $3"; fi
 }
 qom() { awk -v k="$2" '$1 == "ZR-QOM" && $3 == k { print $4 }' "$1"; }
 res() { sed -n "s/^ZR-RESULT pipeline .* $2=\([^ ]*\).*/\1/p" "$1" | tail -n 1; }
@@ -82,12 +77,10 @@ tap "$([ "$sr" = 0 ] && echo 1)" \
     "mcq-none: the controller started every command in the order the host rang it (reordered starts: $sr)"
 tap "$([ -n "$u" ] && [ "$u" = "$r" ] && echo 1)" \
     "mcq-none: every UNALIGNED WRITE was retried (device $u, kernel retries $r)"
-# The device kept the host's order, so an UNALIGNED WRITE here is the guest
-# ringing a zone's writes out of LBA order (now and then, under load): the
-# series does not yet tie a zone's writes to one hardware queue and
-# serialise their dispatch (issue 10, review finding 4).
-todo "$([ "$u" = 0 ] && echo 1)" "mcq-none: no UNALIGNED WRITE (got $u)" \
-    "the pipelining series misorders a zone's writes across hardware queues now and then (issue 10)"
+# Nothing reorders on the way: the series submits a zone's writes from one
+# context to one hardware queue and serialises dispatch, the controller
+# starts them in SQ order and hands them to the LU in that order.
+tap "$([ "$u" = 0 ] && echo 1)" "mcq-none: no UNALIGNED WRITE (got $u)"
 
 scenario legacy-ah8off "mode=legacy,reorder=spec" \
     advertised=1 pipeline=1 retry=1 iodepth=32 expect=clean
@@ -97,11 +90,9 @@ tap "$([ "$sr" = 0 ] && echo 1)" \
     "legacy-ah8off: the controller started every command in ring order (reordered starts: $sr)"
 tap "$([ -n "$u" ] && [ "$u" = "$r" ] && echo 1)" \
     "legacy-ah8off: every UNALIGNED WRITE was retried (device $u, kernel retries $r)"
-# The device keeps ring order, so any UNALIGNED WRITE here is the guest
-# ringing a zone's writes out of LBA order: the v1 series does not
-# serialise dispatch on the single hardware queue (issue 10).
-todo "$([ "$u" = 0 ] && echo 1)" "legacy-ah8off: no UNALIGNED WRITE at QD32 (got $u; $o overlapping writes)" \
-    "the pipelining series v1 rings a zone's writes out of order on one hardware queue (issue 10)"
+# A single-doorbell controller without auto-hibernate keeps ring order, and
+# the series rings a zone's writes in LBA order (issue 9 section 2).
+tap "$([ "$u" = 0 ] && echo 1)" "legacy-ah8off: no UNALIGNED WRITE at QD32 (got $u; $o overlapping writes)"
 
 legacy="mode=legacy,auto-hibernate=on,h8-exit-latency=200000"
 burst=(advertised=0 ahit_us=1000 pipeline=1 thinktime_us=3000)
