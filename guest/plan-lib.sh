@@ -139,6 +139,32 @@ zr_sysfs() {
     if [ -r "$1" ]; then cat "$1"; else echo "<missing $1>"; fi
 }
 
+# zr_pipelined_disk DEV: wait for the host-managed disk DEV of the patched
+# kernel (it has queue/pipeline_zoned_writes); bail out otherwise.
+zr_pipelined_disk() {
+    local q=/sys/block/$1/queue
+    zr_wait_for "/sys/block/$1" 120 test -e "$q/zoned" || zr_bail "no /sys/block/$1"
+    zr_wait_for "/dev/$1" 10 test -b "/dev/$1" || zr_bail "no /dev/$1"
+    zr_is "/dev/$1 is host-managed" "$(zr_sysfs "$q/zoned")" host-managed
+    [ -e "$q/pipeline_zoned_writes" ] ||
+        zr_bail "no $q/pipeline_zoned_writes: this is not the patched guest kernel"
+}
+
+# zr_each_pipeline DEV FN: for queue/pipeline_zoned_writes 0 then 1, each
+# on its own sequential zone of DEV (the first two): set it, check it, and
+# run FN DEV PIPELINE ZONE-START (sectors).
+zr_each_pipeline() {
+    local q=/sys/block/$1/queue pl i=0 seq
+    mapfile -t seq < <(zr_zone_report "/dev/$1" | awk '$6 == 2 { print $1 }')
+    [ ${#seq[@]} -ge 2 ] || zr_bail "/dev/$1 has fewer than 2 sequential zones"
+    for pl in 0 1; do
+        echo "$pl" > "$q/pipeline_zoned_writes"
+        zr_is "$1: pipeline_zoned_writes = $pl" "$(zr_sysfs "$q/pipeline_zoned_writes")" "$pl"
+        "$2" "$1" "$pl" "${seq[$i]}"
+        i=$((i + 1))
+    done
+}
+
 # zr_lu_node BDF LUN CLASS: the name of the CLASS (block, scsi_generic)
 # node of LU LUN of the SCSI host on PCI function BDF (0000:00:10.0), e.g.
 # sdb or sg3; fails if there is none (yet).

@@ -38,11 +38,7 @@ q=/sys/block/$dev/queue
 retries_param=/sys/module/scsi_mod/parameters/zoned_write_retries
 retry_knob=/sys/module/scsi_mod/parameters/retry_unaligned_zoned_writes
 
-zr_wait_for "/sys/block/$dev" 120 test -e "$q/zoned" || zr_bail "no /sys/block/$dev"
-zr_wait_for "/dev/$dev" 10 test -b "/dev/$dev" || zr_bail "no /dev/$dev"
-zr_is "/dev/$dev is host-managed" "$(zr_sysfs $q/zoned)" host-managed
-[ -e "$q/pipeline_zoned_writes" ] ||
-    zr_bail "no $q/pipeline_zoned_writes: this is not the patched guest kernel"
+zr_pipelined_disk "$dev"
 
 # 1. what the driver advertises, then the configuration asked for
 zr_is "pipeline_zoned_writes as the driver sets it: $ZR_ADVERTISED" \

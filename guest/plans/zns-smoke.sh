@@ -14,6 +14,8 @@
 #   zr.dev=NAME          block device (default nvme0n1)            (ZR_DEV)
 #   zr.fio_zones=N       zones written per fio run (default 4)     (ZR_FIO_ZONES)
 #   zr.fio_bs=SIZE       fio block size (default 64k)              (ZR_FIO_BS)
+#   zr.pipeline_set=V    write V (0, 1, auto) to queue/pipeline_zoned_writes
+#                        first (patched kernel)                 (ZR_PIPELINE_SET)
 #   zr.pipeline=0|1      expected queue/pipeline_zoned_writes (patched
 #                        kernel; default: not checked)              (ZR_PIPELINE)
 . "$ZR_LIB"
@@ -38,6 +40,13 @@ zr_wait_for "/dev/$dev" 10 test -b "/dev/$dev" || zr_bail "no /dev/$dev node"
 
 # 2. queue limits as configured
 zr_is "zoned model is host-managed" "$(zr_sysfs $q/zoned)" host-managed
+if [ -n "${ZR_PIPELINE_SET:-}" ]; then
+    if echo "$ZR_PIPELINE_SET" > $q/pipeline_zoned_writes; then
+        zr_pass "pipeline_zoned_writes set to $ZR_PIPELINE_SET"
+    else
+        zr_fail "pipeline_zoned_writes refused $ZR_PIPELINE_SET"
+    fi
+fi
 if [ -n "${ZR_PIPELINE:-}" ]; then
     zr_is "pipeline_zoned_writes = $ZR_PIPELINE" "$(zr_sysfs $q/pipeline_zoned_writes)" "$ZR_PIPELINE"
     echo 2 > $q/nomerges     # every write its own command, so they overlap

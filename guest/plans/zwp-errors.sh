@@ -89,21 +89,7 @@ for dev in ${devs//,/ }; do
         dev=$(nullb_make zrerr) || zr_bail "cannot create a zoned null_blk in configfs"
         zr_diag "null_blk disk: $dev"
     fi
-    q=/sys/block/$dev/queue
-    zr_wait_for "/sys/block/$dev" 120 test -e "$q/zoned" || zr_bail "no /sys/block/$dev"
-    zr_wait_for "/dev/$dev" 10 test -b "/dev/$dev" || zr_bail "no /dev/$dev"
-    zr_is "/dev/$dev is host-managed" "$(zr_sysfs "$q/zoned")" host-managed
-    [ -e "$q/pipeline_zoned_writes" ] ||
-        zr_bail "no $q/pipeline_zoned_writes: this is not the patched guest kernel"
-    # Sequential zones (type 2), one per setting.
-    mapfile -t seq < <(zr_zone_report "/dev/$dev" | awk '$6 == 2 { print $1 }')
-    [ ${#seq[@]} -ge 2 ] || zr_bail "/dev/$dev has fewer than 2 sequential zones"
-    i=0
-    for pl in 0 1; do
-        echo "$pl" > "$q/pipeline_zoned_writes"
-        zr_is "$dev: pipeline_zoned_writes = $pl" "$(zr_sysfs "$q/pipeline_zoned_writes")" "$pl"
-        misaligned "$dev" "$pl" "${seq[$i]}"
-        i=$((i + 1))
-    done
+    zr_pipelined_disk "$dev"
+    zr_each_pipeline "$dev" misaligned
 done
 zr_done

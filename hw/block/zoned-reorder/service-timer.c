@@ -18,6 +18,12 @@
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "trace.h"
 
+static void zr_service_timer_schedule(ZrServiceTimer *t)
+{
+    t->bh_pending = true;
+    qemu_bh_schedule(t->bh);
+}
+
 static void zr_service_timer_run(ZrServiceTimer *t)
 {
     int64_t now, next;
@@ -48,6 +54,7 @@ static void zr_service_timer_bh(void *opaque)
 {
     ZrServiceTimer *t = opaque;
 
+    t->bh_pending = false;
     if (t->hold) {
         /* A teardown is in progress; zr_service_timer_release() kicks. */
         trace_zr_service_timer_held(t, t->hold);
@@ -71,7 +78,7 @@ static void zr_service_timer_cb(void *opaque)
 {
     ZrServiceTimer *t = opaque;
 
-    qemu_bh_schedule(t->bh);
+    zr_service_timer_schedule(t);
 }
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
@@ -105,7 +112,13 @@ void zr_service_timer_kick(ZrServiceTimer *t)
         t->again = true;
         return;
     }
-    qemu_bh_schedule(t->bh);
+    zr_service_timer_schedule(t);
+}
+
+/* Is a step scheduled but not run yet?  (For a vclock hold's @busy.) */
+bool zr_service_timer_pending(ZrServiceTimer *t)
+{
+    return t->bh_pending;
 }
 
 /*
@@ -163,6 +176,7 @@ void zr_service_timer_reset(ZrServiceTimer *t, ZrCmdFn *fn, void *opaque)
 {
     timer_del(t->timer);
     qemu_bh_cancel(t->bh);
+    t->bh_pending = false;
     zr_service_flush(t->svc);
     zr_dispatch_flush(t->dispatch, fn, opaque);
 }

@@ -610,7 +610,7 @@ static void zbc_drained_end(void *opaque)
     scsi_device_drained_end(&s->qdev);
     /* After unrealize (no bottom half) nothing is pending either. */
     if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->dispatch.pending)) {
-        qemu_bh_schedule(s->start_bh);
+        zbc_schedule_starts(s);
     }
 }
 
@@ -683,6 +683,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     blk_set_dev_ops(conf->blk, &zbc_block_ops, s);
     s->start_bh = qemu_bh_new_guarded(zbc_start_bh, s,
                                       &DEVICE(dev)->mem_reentrancy_guard);
+    zr_vclock_hold_init(&s->vclock, zbc_starts_pending, s);
     dev->type = TYPE_ZBC;
     dev->blocksize = s->block_size;
     dev->max_lba = s->nr_blocks - 1;
@@ -698,6 +699,8 @@ static void zbc_unrealize(SCSIDevice *dev)
 
     qemu_bh_delete(s->start_bh);
     s->start_bh = NULL;
+    s->start_pending = false;
+    zr_vclock_hold_cleanup(&s->vclock);
     /* Requests never started hold the reference zbc_submit() took. */
     while ((cmd = QTAILQ_FIRST(&s->dispatch.pending))) {
         ZbcReq *r = cmd->opaque;
@@ -743,7 +746,7 @@ static void zbc_set_reorder(Object *obj, int value, Error **errp)
     s->policy = value;
     if (DEVICE(obj)->realized) {
         zr_dispatch_set_policy(&s->dispatch, value);
-        qemu_bh_schedule(s->start_bh);
+        zbc_schedule_starts(s);
     }
 }
 

@@ -194,5 +194,7 @@ void zbc_sync_start(ZbcReq *r);
 void zbc_submit(ZbcReq *r);
 void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);
+void zbc_schedule_starts(ZbcState *s);
+bool zbc_starts_pending(void *opaque);
 
 #endif

@@ -243,7 +243,7 @@ void zbc_submit(ZbcReq *r)
     if (s->dispatch.cfg.policy == ZR_POLICY_NONE) {
         zbc_start_pending(s);
     } else {
-        qemu_bh_schedule(s->start_bh);
+        zbc_schedule_starts(s);
     }
 }
 
@@ -279,5 +279,27 @@ void zbc_start_pending(ZbcState *s)
 
 void zbc_start_bh(void *opaque)
 {
-    zbc_start_pending(opaque);
+    ZbcState *s = opaque;
+
+    s->start_pending = false;
+    zbc_start_pending(s);
+}
+
+/*
+ * Start what the policy picks on start_bh.  Under -icount guest time
+ * stands still until it runs (vclock-hold.h); the host I/O it starts
+ * runs on the clock of the HBA's model, if it has one.
+ */
+void zbc_schedule_starts(ZbcState *s)
+{
+    s->start_pending = true;
+    qemu_bh_schedule(s->start_bh);
+    zr_vclock_hold_poke(&s->vclock);
+}
+
+bool zbc_starts_pending(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    return s->start_pending;
 }

@@ -24,6 +24,7 @@
 #include "hw/block/zoned-reorder/dispatch.h"
 #include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/service-timer.h"
+#include "hw/block/zoned-reorder/vclock-hold.h"
 
 #define UFSZ_NUTRS              32      /* transfer request slots */
 #define UFSZ_NUTMRS             8       /* task management slots */
@@ -176,9 +177,11 @@ struct UfsZonedState {
      * which runs under the device's re-entrancy guard.
      */
     QEMUBH *work_bh;
+    bool work_pending;          /* scheduled, not run yet */
     bool work_running;
     bool work_again;
     unsigned teardown;          /* aborts/clears/resets in progress */
+    ZrVclockHold vclock;        /* icount: guest time waits for host work */
     uint32_t rings[UFSZ_NUTRS]; /* legacy doorbell writes not yet fetched */
     uint32_t nr_rings;
     uint32_t utmrl_pending;     /* rung task management slots */
@@ -243,6 +246,7 @@ struct UfsZonedState {
 void ufs_zoned_work_init(UfsZonedState *s);
 void ufs_zoned_work_cleanup(UfsZonedState *s);
 void ufs_zoned_schedule(UfsZonedState *s);
+void ufs_zoned_vclock_poke(UfsZonedState *s);
 void ufs_zoned_teardown_begin(UfsZonedState *s);
 void ufs_zoned_teardown_end(UfsZonedState *s);
 

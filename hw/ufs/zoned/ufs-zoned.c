@@ -204,7 +204,7 @@ static void ufs_zoned_set_reorder(Object *obj, int value, Error **errp)
     s->policy = value;
     if (DEVICE(obj)->realized) {
         zr_dispatch_set_policy(&s->dispatch, value);
-        zr_service_timer_kick(&s->sched);
+        ufs_zoned_schedule(s);      /* the work BH's end kicks the model */
     }
 }
 
@@ -239,6 +239,10 @@ static const struct {
       "MCQ SQ cleanups that completed a command with OCS ABORTED" },
     { "host-resets", offsetof(UfsZonedState, host_resets),
       "host controller resets (HCE 1 to 0)" },
+    { "vclock-holds", offsetof(UfsZonedState, vclock.holds),
+      "icount only: times guest time waited for host work" },
+    { "vclock-holds-expired", offsetof(UfsZonedState, vclock.expired),
+      "icount only: holds given up after 1 s of host time" },
     { "zone-write-overlaps",
       offsetof(UfsZonedState, dispatch.stats.zone_write_overlaps),
       "writes started while another write to their zone was in service" },

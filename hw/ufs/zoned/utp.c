@@ -491,6 +491,7 @@ static void ufs_zoned_cmd_svc_done(void *opaque, ZrCmd *cmd)
 
     req->svc_done = true;
     ufs_zoned_cmd_maybe_finish(req);
+    ufs_zoned_vclock_poke(req->s);
 }
 
 const ZrServiceOps ufs_zoned_service_ops = {

@@ -14,6 +14,11 @@
  * the status the spec defines, instead of a register write in the middle
  * of a completion.
  *
+ * Under -icount the work is held in guest time (vclock-hold.h): while
+ * either BH is scheduled, or an LU is still busy with a command that the
+ * service model already counts as done, QEMU_CLOCK_VIRTUAL stays still,
+ * so the guest sees the latency the model gives, not the host's.
+ *
  * Teardown (task management aborts, UTRLCLR, SQ cleanup, HCE=0) holds both
  * BHs still: cancelling a SCSI request may drain the block layer, which
  * runs the main loop's BHs; while held they do nothing, and the end of
@@ -29,6 +34,7 @@ static void ufs_zoned_work_bh(void *opaque)
 {
     UfsZonedState *s = opaque;
 
+    s->work_pending = false;
     if (s->teardown) {
         return;     /* ufs_zoned_teardown_end() schedules us again */
     }
@@ -52,6 +58,7 @@ static void ufs_zoned_work_bh(void *opaque)
     } while (s->work_again && !s->teardown);
     s->work_running = false;
     zr_service_timer_kick(&s->sched);
+    zr_vclock_hold_poke(&s->vclock);
 }
 
 void ufs_zoned_schedule(UfsZonedState *s)
@@ -60,7 +67,41 @@ void ufs_zoned_schedule(UfsZonedState *s)
         s->work_again = true;
         return;
     }
+    s->work_pending = true;
     qemu_bh_schedule(s->work_bh);
+    zr_vclock_hold_poke(&s->vclock);
+}
+
+/*
+ * The vclock hold's question: is work under way that ends by itself in
+ * host time?  A scheduled BH, or a command the service model has done
+ * with while its LU still works on it (host I/O in flight).  Never a
+ * command that waits for the guest: one held by x-stall, or torn down.
+ */
+static bool ufs_zoned_host_busy(void *opaque)
+{
+    UfsZonedState *s = opaque;
+    uint32_t i;
+
+    if (s->work_pending || zr_service_timer_pending(&s->sched)) {
+        return true;
+    }
+    for (i = 0; i < UFSZ_NR_REQS; i++) {
+        UfsZonedReq *req = &s->req[i];
+
+        if (req->busy && !req->stopping && !req->aborted && !req->stalled &&
+            req->sreq && req->svc_done && !req->scsi_done) {
+            return true;
+        }
+    }
+    return false;
+}
+
+
+/* The service model is done with a command: its LU may still be busy. */
+void ufs_zoned_vclock_poke(UfsZonedState *s)
+{
+    zr_vclock_hold_poke(&s->vclock);
 }
 
 void ufs_zoned_teardown_begin(UfsZonedState *s)
@@ -83,10 +124,13 @@ void ufs_zoned_work_init(UfsZonedState *s)
 {
     s->work_bh = qemu_bh_new_guarded(ufs_zoned_work_bh, s,
                                      &DEVICE(s)->mem_reentrancy_guard);
+    zr_vclock_hold_init(&s->vclock, ufs_zoned_host_busy, s);
 }
 
 void ufs_zoned_work_cleanup(UfsZonedState *s)
 {
     qemu_bh_delete(s->work_bh);
     s->work_bh = NULL;
+    s->work_pending = false;
+    zr_vclock_hold_cleanup(&s->vclock);
 }

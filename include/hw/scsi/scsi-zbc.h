@@ -19,6 +19,7 @@
 #include "hw/scsi/scsi.h"
 #include "hw/block/zoned-reorder/zone.h"
 #include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/vclock-hold.h"
 
 #define TYPE_SCSI_ZBC "scsi-zbc"
 OBJECT_DECLARE_SIMPLE_TYPE(ZbcState, SCSI_ZBC)
@@ -68,6 +69,8 @@ struct ZbcState {
     ZrZoneModel zones;
     ZrDispatch dispatch;
     QEMUBH *start_bh;
+    bool start_pending;         /* start_bh scheduled, not run yet */
+    ZrVclockHold vclock;        /* icount: guest time waits for start_bh */
 };
 
 #endif

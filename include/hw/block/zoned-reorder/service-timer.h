@@ -36,6 +36,7 @@ typedef struct ZrServiceTimer {
     unsigned hold;          /* teardowns in progress: run nothing */
     bool running;           /* inside zr_service_run() */
     bool again;             /* kicked while running */
+    bool bh_pending;        /* @bh scheduled, not run yet */
 } ZrServiceTimer;
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
@@ -43,6 +44,7 @@ void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
                            void *opaque, MemReentrancyGuard *guard);
 void zr_service_timer_cleanup(ZrServiceTimer *t);
 void zr_service_timer_kick(ZrServiceTimer *t);
+bool zr_service_timer_pending(ZrServiceTimer *t);
 void zr_service_timer_hold(ZrServiceTimer *t);
 void zr_service_timer_release(ZrServiceTimer *t);
 void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns);
