@@ -22,6 +22,19 @@ static void zr_service_timer_schedule(ZrServiceTimer *t)
 {
     t->bh_pending = true;
     qemu_bh_schedule(t->bh);
+    if (t->scheduled) {
+        t->scheduled(t->opaque);
+    }
+}
+
+/*
+ * Call @fn(opaque of the device) whenever the BH is scheduled, e.g. to
+ * poke a vclock hold (vclock-hold.h).
+ */
+void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
+                                         void (*fn)(void *opaque))
+{
+    t->scheduled = fn;
 }
 
 static void zr_service_timer_run(ZrServiceTimer *t)
@@ -100,6 +113,7 @@ void zr_service_timer_cleanup(ZrServiceTimer *t)
     t->timer = NULL;
     qemu_bh_delete(t->bh);
     t->bh = NULL;
+    t->bh_pending = false;
 }
 
 /*

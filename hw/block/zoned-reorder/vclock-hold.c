@@ -8,9 +8,14 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/config-file.h"
 #include "qemu/main-loop.h"
+#include "qemu/option.h"
 #include "qemu/timer.h"
+#include "exec/replay-core.h"
 #include "system/cpu-timers.h"
+#include "system/qtest.h"
+#include "system/runstate.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
 #include "trace.h"
 
@@ -25,6 +30,14 @@ static void zr_vclock_hold_end(ZrVclockHold *h, int64_t now_rt)
 static void zr_vclock_hold_check(ZrVclockHold *h)
 {
     int64_t now_rt = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+
+    if (!runstate_is_running()) {
+        /* no warp while stopped; a stop must not count as host work */
+        if (h->since_rt >= 0) {
+            h->since_rt = now_rt;
+        }
+        return;
+    }
 
     if (!h->busy(h->opaque)) {
         if (h->since_rt >= 0) {
@@ -84,13 +97,33 @@ void zr_vclock_hold_poke(ZrVclockHold *h)
     }
 }
 
+/*
+ * Only "-icount sleep=off" warps: with sleep=on guest time follows the
+ * host's while the vCPUs sleep, so a hold would only cost.  Not under
+ * record/replay either (its deadlines would come from host state), nor
+ * under qtest, whose clock_step moves time without running BHs.
+ */
+static bool zr_vclock_hold_wanted(void)
+{
+    QemuOptsList *list;
+    QemuOpts *opts;
+
+    if (!icount_enabled() || qtest_enabled() ||
+        replay_mode != REPLAY_MODE_NONE) {
+        return false;
+    }
+    list = qemu_find_opts("icount");
+    opts = list ? qemu_opts_find(list, NULL) : NULL;
+    return opts && !qemu_opt_get_bool(opts, "sleep", true);
+}
+
 void zr_vclock_hold_init(ZrVclockHold *h, ZrVclockBusyFn *busy, void *opaque)
 {
     memset(h, 0, sizeof(*h));
     h->busy = busy;
     h->opaque = opaque;
     h->since_rt = -1;
-    if (icount_enabled()) {
+    if (zr_vclock_hold_wanted()) {
         h->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, zr_vclock_hold_expire, h);
         h->poll.notify = zr_vclock_hold_poll;
         main_loop_poll_add_notifier(&h->poll);

@@ -104,6 +104,12 @@ void ufs_zoned_vclock_poke(UfsZonedState *s)
     zr_vclock_hold_poke(&s->vclock);
 }
 
+/* The core scheduled its service BH (from a timer, maybe the vCPU's). */
+static void ufs_zoned_service_scheduled(void *opaque)
+{
+    ufs_zoned_vclock_poke(opaque);
+}
+
 void ufs_zoned_teardown_begin(UfsZonedState *s)
 {
     s->teardown++;
@@ -125,6 +131,7 @@ void ufs_zoned_work_init(UfsZonedState *s)
     s->work_bh = qemu_bh_new_guarded(ufs_zoned_work_bh, s,
                                      &DEVICE(s)->mem_reentrancy_guard);
     zr_vclock_hold_init(&s->vclock, ufs_zoned_host_busy, s);
+    zr_service_timer_set_scheduled_hook(&s->sched, ufs_zoned_service_scheduled);
 }
 
 void ufs_zoned_work_cleanup(UfsZonedState *s)

@@ -37,6 +37,7 @@ typedef struct ZrServiceTimer {
     bool running;           /* inside zr_service_run() */
     bool again;             /* kicked while running */
     bool bh_pending;        /* @bh scheduled, not run yet */
+    void (*scheduled)(void *opaque);    /* called when @bh is scheduled */
 } ZrServiceTimer;
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
@@ -45,6 +46,8 @@ void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
 void zr_service_timer_cleanup(ZrServiceTimer *t);
 void zr_service_timer_kick(ZrServiceTimer *t);
 bool zr_service_timer_pending(ZrServiceTimer *t);
+void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
+                                         void (*fn)(void *opaque));
 void zr_service_timer_hold(ZrServiceTimer *t);
 void zr_service_timer_release(ZrServiceTimer *t);
 void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns);

@@ -17,9 +17,9 @@
  * says so, it keeps a QEMU_CLOCK_VIRTUAL deadline one
  * nanosecond ahead, so a warp advances the clock by one nanosecond and the
  * device's work takes (almost) no guest time, whatever the host's speed.
- * Between polls the main loop sleeps as usual (under icount the virtual
- * clock does not bound its timeout).  A running vCPU stops at each
- * deadline, so while the device is busy it executes one instruction per
+ * Each deadline also notifies the vCPU thread, so while a hold lasts the
+ * vCPU thread and the main loop take turns instead of sleeping.  A running
+ * vCPU stops at each deadline, so while the device is busy it executes one instruction per
  * turn of the main loop: guest time stands still for host work even when
  * it overlaps the guest's own, which keeps the figures independent of the
  * host, at the price of host time.
@@ -29,7 +29,8 @@
  * guest timeout.  As a guard a hold gives up after ZR_VCLOCK_HOLD_MAX_RT_NS of
  * host time and lets the clock warp until @busy turns false once.
  *
- * Without icount (KVM, TCG on the host clock, qtest) a hold does nothing.
+ * Without "-icount sleep=off" (KVM, TCG on the host clock, icount with
+ * sleep=on, record/replay, qtest) a hold does nothing.
  */
 
 #ifndef HW_BLOCK_ZONED_REORDER_VCLOCK_HOLD_H

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Pipelined zoned writes under churn (guest/plans/pipeline-churn.sh): fio
+# with io_uring, libaio, psync, FUA writes and flushes writes and verifies
+# zones while pipeline_zoned_writes and auto_hibern8 flip and fio's
+# threads move between the CPUs.  Two devices, one boot each:
+#
+#   mcq-spec      ufs-zoned MCQ, reorder=spec, 100 us writes;
+#   legacy-random ufs-zoned legacy doorbell with auto-hibernate, reorder=
+#                 random: whenever the flipper turns pipelining on, the
+#                 device reorders and the kernel retries (the host checks
+#                 that it did).
+#
+#   tests/guest/test-pipeline-churn.sh [run-guest options]
+#
+# Output is TAP (guest checks, then "host:" checks); exit 0 iff it passed.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$top/build}
+export B
+size=$((64 << 20))              # 16 zones of 4 MiB, 1 conventional
+rc=0
+
+scenario() {    # scenario NAME DEVICE-PROPS [run-guest options]
+    local name=$1 props=$2 logdir img
+    shift 2
+    logdir=$B/guest-logs/pipeline-churn-$name
+    mkdir -p "$logdir"
+    img=$logdir/zbc.img
+    rm -f "$img"
+    truncate -s $size "$img"
+    out=$logdir/run-guest.out
+    "$top/scripts/run-guest" --plan pipeline-churn --log-dir "$logdir" --timeout 420 \
+        --qom /machine/peripheral/ufs0:unaligned-writes "$@" -- \
+        -drive "file=$img,if=none,id=zbc0,format=raw,cache=unsafe" \
+        -device "ufs-zoned,id=ufs0,$props" \
+        -device "scsi-zbc,bus=ufs0.0,lun=0,drive=zbc0,zone-size=4M,conv-zones=1" |
+        tee "$out" || rc=1
+    rm -f "$img"
+}
+
+scenario mcq-spec "mode=mcq,reorder=spec,lat-write-ns=100000" "$@"
+scenario legacy-random "mode=legacy,reorder=random,auto-hibernate=on" "$@"
+u=$(awk '$1 == "ZR-QOM" && $3 == "unaligned-writes" { print $4 }' "$out")
+r=$(sed -n 's/^ZR-RESULT pipeline-churn .* retries=\([0-9]*\).*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+if [ "${u:-0}" -gt 0 ] && [ "$r" -gt 0 ]; then
+    echo "ok 900 - host: legacy-random: the device reordered ($u UNALIGNED WRITE) and the kernel retried ($r)"
+else
+    echo "not ok 900 - host: legacy-random: the device reordered (${u:-no} UNALIGNED WRITE) and the kernel retried ($r)"
+    rc=1
+fi
+exit $rc
