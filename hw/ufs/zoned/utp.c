@@ -49,11 +49,29 @@ static hwaddr ufs_zoned_utrd_addr(UfsZonedState *s, uint32_t slot)
     return base + slot * UFSZ_UTRD_SIZE;
 }
 
+/*
+ * Whether [@addr, @addr + @len) is in the PCI address space: its first and
+ * last dword are checked (PRDT entries and UPIUs are dword granular), so
+ * that a check costs the same for any length; address_space_access_valid()
+ * walks an MMIO-backed range one access size at a time.  A hole in between
+ * shows at the transfer itself, as a system bus error (FATAL ERROR and
+ * IS.SBFES, ufs_zoned_bus_error()).
+ */
 static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
                              bool is_write)
 {
-    return address_space_access_valid(pci_get_address_space(PCI_DEVICE(s)),
-                                      addr, len, is_write,
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint64_t edge = MIN(len, 4);
+
+    if (!len) {
+        return true;
+    }
+    if (addr + len - 1 < addr) {
+        return false;
+    }
+    return address_space_access_valid(as, addr, edge, is_write,
+                                      MEMTXATTRS_UNSPECIFIED) &&
+           address_space_access_valid(as, addr + len - edge, edge, is_write,
                                       MEMTXATTRS_UNSPECIFIED);
 }
 
