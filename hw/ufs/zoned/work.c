@@ -77,6 +77,9 @@ void ufs_zoned_schedule(UfsZonedState *s)
  * host time?  A scheduled BH, or a command the service model has done
  * with while its LU still works on it (host I/O in flight).  Never a
  * command that waits for the guest: one held by x-stall, or torn down.
+ * An aborted command has no host work left: the abort cancelled its
+ * SCSIRequest, and scsi_req_cancel() waits for the LU's AIO
+ * (blk_aio_cancel()); it waits for UTRLCLR or an SQ cleanup.
  */
 static bool ufs_zoned_host_busy(void *opaque)
 {

@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# zwp-werror: a write error in the middle of a stream of zoned writes, with
+# pipelining off and on (needs the patched guest kernel).  The host
+# (tests/guest/test-zwp-werror.sh) makes the backing image fail one write
+# with EIO (QEMU's blkdebug) ZR_INJECT sectors into each of the first two
+# sequential zones.  Per zone, fio writes the zone with 0xa5, 4 KiB writes at
+# queue depth 16 (libaio, no merging, so each request is one write):
+#   - fio fails with EIO (or EREMOTEIO, see below), and the lowest sector the kernel reports an error
+#     for ("... error, dev sda, sector N") is the injected one: the writes
+#     before it were not failed with it;
+#   - a zone report then shows the device's write pointer at or beyond the
+#     failed write (every write before it landed) and within what fio
+#     wrote; the blocks before the failed write hold 0xa5;
+#   - the zone recovers: 4 KiB at the reported write pointer succeeds and
+#     moves it by 4 KiB;
+#   - no kernel warning (scripts/run-guest's console rule covers WARNING,
+#     BUG, lockdep and hung tasks; counted here per step too).
+#
+# Parameters (kernel command line zr.* -> environment):
+#   zr.dev=NAME     disk (default sda)                               (ZR_DEV)
+#   zr.inject=N     sectors from the zone start of the failing write
+#                   (default 1024, i.e. 512 KiB)                  (ZR_INJECT)
+# Results: one "ZR-RESULT zwp-werror ..." line per setting.
+. "$ZR_LIB"
+
+dev=${ZR_DEV:-sda}
+inject=${ZR_INJECT:-1024}
+q=/sys/block/$dev/queue
+
+warnings() { dmesg | grep -c 'WARNING:'; }
+
+# wp_offset START: the zone's write pointer in sectors from its start, from
+# a zone report (which also resynchronises the zone's plug).
+wp_offset() {
+    zr_zone_report "/dev/$dev" | awk -v s="$1" '$1 == s { print $4; exit }'
+}
+
+# pattern_only BLOCK COUNT: the distinct byte values of COUNT 4 KiB blocks
+# at 4 KiB block BLOCK, read with O_DIRECT.
+pattern_only() {
+    dd if="/dev/$dev" bs=4096 skip="$1" count="$2" iflag=direct 2>/dev/null |
+        od -An -v -tx1 | tr -s ' ' '\n' | grep -v '^$' | sort -u | tr '\n' ' '
+}
+
+werror() {
+    local pl=$2 start=$3 out=/tmp/fio-werror-$2.out rc=0 w0 e0 err wkb first wp n
+    local -a f
+    w0=$(warnings)
+    zr_check "pipeline=$pl: reset zone at sector $start" blkzone reset -o "$start" -c 1 "/dev/$dev"
+    e0=$(dmesg | grep -c "error, dev $dev, sector")
+    fio --name="werror-$pl" --filename="/dev/$dev" --direct=1 --zonemode=zbd \
+        --rw=write --bs=4k --offset=$((start * 512)) --size=$((len * 512)) \
+        --ioengine=libaio --iodepth=16 --buffer_pattern=0xa5 \
+        --output-format=terse --terse-version=3 > "$out" 2>&1 || rc=$?
+    IFS=';' read -r -a f <<< "$(grep '^3;fio-' "$out" | tail -n 1)"
+    err=${f[4]:-?} wkb=${f[46]:-?}
+    # EIO, or EREMOTEIO when the failed write itself reaches fio first:
+    # SCSI retries the ABORTED COMMAND the device answers for the host's
+    # EIO, and the device refuses the retry as unaligned, since a failed
+    # backend write has moved its write pointer (hw/scsi/zbc/zbc-rw.c;
+    # issue 11 changes that, and this check with it).
+    if [ $rc -ne 0 ] && { [ "$err" = 5 ] || [ "$err" = 121 ]; }; then
+        zr_pass "pipeline=$pl: fio fails with EIO or EREMOTEIO (error $err, $wkb KiB written)"
+    else
+        zr_fail "pipeline=$pl: fio fails with EIO or EREMOTEIO" "exit $rc, error $err, wrote $wkb KiB" \
+            "$(tail -n 10 "$out")"
+    fi
+    first=$(dmesg | grep "error, dev $dev, sector" | tail -n +$((e0 + 1)) |
+            sed -n 's/.* sector \([0-9]*\) .*/\1/p' | sort -n | head -n 1)
+    zr_is "pipeline=$pl: the lowest failed sector is the injected one" "${first:-none}" $((start + inject))
+    n=$(( $(dmesg | grep -c "error, dev $dev, sector") - e0 ))
+    wp=$(wp_offset "$start")
+    if [ -n "$wp" ] && [ "$wp" -ge "$inject" ] && [ "$wp" -le "$len" ]; then
+        zr_pass "pipeline=$pl: write pointer $wp: at or past the failed write ($inject), within $len"
+    else
+        zr_fail "pipeline=$pl: write pointer at or past the failed write ($inject), within $len" \
+            "write pointer ${wp:-unknown}"
+    fi
+    zr_is "pipeline=$pl: the blocks before the failed write hold 0xa5" \
+        "$(pattern_only $((start / 8)) $((inject / 8)))" "a5 "
+    zr_check "pipeline=$pl: after the zone report, 4 KiB at the write pointer succeeds" \
+        sh -c "dd if=/dev/zero bs=4096 count=1 2>/dev/null | tr '\\000' '\\245' |
+               dd of=/dev/$dev bs=4096 seek=$(( (start + ${wp:-0}) / 8 )) oflag=direct 2>&1"
+    zr_is "pipeline=$pl: the write pointer moved by 4 KiB" "$(wp_offset "$start")" $(( ${wp:-0} + 8 ))
+    zr_is "pipeline=$pl: no kernel warning" "$(warnings)" "$w0"
+    zr_result "zwp-werror pipeline=$pl zone=$start inject=$inject fio_error=$err write_kib=$wkb" \
+        "first_failed=${first:-none} io_errors=$n wp=${wp:-none}"
+}
+
+zr_pipelined_disk "$dev"
+len=$(zr_sysfs "$q/chunk_sectors")      # fio writes one whole zone
+echo 2 > "$q/nomerges"          # every write its own request
+zr_each_pipeline "$dev" werror
+echo 0 > "$q/nomerges"
+zr_done
