@@ -5,7 +5,8 @@
 #   make            build qemu-system-x86_64 and qemu-img (QEMU 10.0 + our tree)
 #   make run        boot a guest on the default devices and print the benchmark table
 #   make check      unit tests, qtests and guest tests; ends with "N passed, N failed"
-#   make check-full the above plus the long suites (the whole fio t/zbd suite)
+#   make check-full the above plus the long suites (the whole fio t/zbd suite,
+#                   the stock kernel, the pipelining tests on a lockdep kernel)
 #   make fuzz-build the clang/libFuzzer/ASan/UBSan build in $(B)/fuzz
 #   make fuzz       run every generic-fuzz target for FUZZ_TIME seconds each
 #   make check-asan unit tests and qtests against the ASan+UBSan build
@@ -137,8 +138,9 @@ CHECK_ENV = B=$(B) SRC=$(SRC) QEMU=$(QEMU) QEMU_IMG=$(QEMU_IMG) \
 check: qemu unit-build qtest-build guest-images fuzz-build
 	$(CHECK_ENV) scripts/check
 
-# The long suites also boot the stock kernel (kernel-stock).
-check-full: qemu unit-build qtest-build guest-images kernel-stock fuzz-build
+# The long suites also boot the stock kernel (kernel-stock) and the lockdep
+# kernel (kernel-debug, tests/guest/full-pipeline-debug.sh).
+check-full: qemu unit-build qtest-build guest-images kernel-stock kernel-debug fuzz-build
 	$(CHECK_ENV) scripts/check --full
 
 run: qemu guest-images

@@ -28,6 +28,9 @@ GUEST_SRC := $(abspath $(SRC))
 # `make kernel-stock`, for comparisons (scripts/run-guest --stock).
 GUEST_KERNEL_PATCHED := $(GUEST_B)/linux-patched/arch/x86/boot/bzImage
 GUEST_KERNEL_STOCK := $(GUEST_B)/linux/arch/x86/boot/bzImage
+# The patched kernel with lockdep and other debugging options
+# (guest/linux/debug.config): `make kernel-debug`, booted by make check-full.
+GUEST_KERNEL_DEBUG := $(GUEST_B)/linux-debug/arch/x86/boot/bzImage
 GUEST_KERNEL := $(GUEST_KERNEL_PATCHED)
 GUEST_FIO := $(GUEST_B)/guest/fio/fio
 GUEST_INITRAMFS := $(GUEST_B)/guest/initramfs.cpio.gz
@@ -49,11 +52,12 @@ guest_update_list = $(shell mkdir -p $(dir $(1)) && \
 $(call guest_update_list,$(guest_plans_list),$(guest_plans))
 $(call guest_update_list,$(guest_patches_list),$(guest_patches))
 
-.PHONY: kernel kernel-patched kernel-stock fio initramfs guest
+.PHONY: kernel kernel-patched kernel-stock kernel-debug fio initramfs guest
 
 kernel: $(GUEST_KERNEL)
 kernel-patched: $(GUEST_KERNEL_PATCHED)
 kernel-stock: $(GUEST_KERNEL_STOCK)
+kernel-debug: $(GUEST_KERNEL_DEBUG)
 fio: $(GUEST_FIO)
 initramfs: $(GUEST_INITRAMFS)
 guest: kernel initramfs
@@ -65,6 +69,11 @@ $(GUEST_KERNEL_STOCK): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/
 $(GUEST_KERNEL_PATCHED): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
 		$(guest_common) $(guest_patches) $(guest_patches_list) | $(guest_deps_stamp)
 	B=$(GUEST_B) PATCHED=1 $(GUEST_SRC)/guest/build-kernel
+
+$(GUEST_KERNEL_DEBUG): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
+		$(GUEST_SRC)/guest/linux/debug.config \
+		$(guest_common) $(guest_patches) $(guest_patches_list) | $(guest_deps_stamp)
+	B=$(GUEST_B) DEBUG=1 $(GUEST_SRC)/guest/build-kernel
 
 $(GUEST_FIO): $(GUEST_SRC)/guest/build-fio $(guest_common) | $(guest_deps_stamp)
 	B=$(GUEST_B) $(GUEST_SRC)/guest/build-fio

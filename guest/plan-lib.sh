@@ -165,6 +165,20 @@ zr_each_pipeline() {
     done
 }
 
+# zr_nullb_make NAME [ATTR=VALUE...]: a zoned null_blk made in configfs
+# with 4 KiB blocks, 64 zones of 4 MiB and the given attributes (before
+# power=1, which comes last); prints the disk name.
+zr_nullb_make() {
+    local d=/sys/kernel/config/nullb/$1 p
+    shift
+    mkdir "$d" || return 1
+    for p in blocksize=4096 size=256 zoned=1 zone_size=4 "$@" power=1; do
+        echo "${p#*=}" > "$d/${p%%=*}" || return 1
+    done
+    # Linux 6.12 names a configfs-made disk after its directory.
+    if [ -e "/sys/block/${d##*/}" ]; then echo "${d##*/}"; else echo "nullb$(cat "$d/index")"; fi
+}
+
 # zr_lu_node BDF LUN CLASS: the name of the CLASS (block, scsi_generic)
 # node of LU LUN of the SCSI host on PCI function BDF (0000:00:10.0), e.g.
 # sdb or sg3; fails if there is none (yet).

@@ -23,19 +23,6 @@
 
 devs=${ZR_DEVS:-sda}
 
-# nullb_make NAME: a zoned null_blk with 4 KiB blocks, 64 zones of 4 MiB,
-# no data kept (the write pointers are all this plan looks at); prints the
-# disk name.
-nullb_make() {
-    local d=/sys/kernel/config/nullb/$1 p
-    mkdir "$d" || return 1
-    for p in blocksize=4096 size=256 zoned=1 zone_size=4 memory_backed=0 power=1; do
-        echo "${p#*=}" > "$d/${p%%=*}" || return 1
-    done
-    # Linux 6.12 names a configfs-made disk after its directory.
-    if [ -e "/sys/block/$1" ]; then echo "$1"; else echo "nullb$(cat "$d/index")"; fi
-}
-
 # warnings: kernel warnings so far (the console rule sees them too; counting
 # them here says which step caused one).
 warnings() { dmesg | grep -c 'WARNING:'; }
@@ -86,7 +73,7 @@ misaligned() {
 
 for dev in ${devs//,/ }; do
     if [ "$dev" = nullb ]; then
-        dev=$(nullb_make zrerr) || zr_bail "cannot create a zoned null_blk in configfs"
+        dev=$(zr_nullb_make zrerr memory_backed=0) || zr_bail "cannot create a zoned null_blk in configfs"
         zr_diag "null_blk disk: $dev"
     fi
     zr_pipelined_disk "$dev"

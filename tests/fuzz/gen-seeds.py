@@ -76,6 +76,7 @@ QCFG, QCFG_STRIDE = 0x400, 0x40             # SQATTR.. per queue
 OPR, OPR_STRIDE = 0x1000, 0x30              # SQHP.. per queue
 SQATTR, SQLBA, SQUBA, CQATTR, CQLBA, CQUBA = 0x0, 0x4, 0x8, 0x20, 0x24, 0x28
 SQTP, SQRTC, SQIE, CQHP, CQTP, CQIS, CQIE = 0x4, 0x8, 0x18, 0x1c, 0x20, 0x24, 0x28
+SQCTI, SQRTS = 0xc, 0x10
 
 # Where libqos maps the controller's BAR0 (the first MMIO BAR in q35's PCI
 # hole), as generic-fuzz does before each input
@@ -125,7 +126,59 @@ def upiu_nop(tag=0):
 
 
 def prdt(length):
-    return struct.pack("<IIII", DATA, 0, 0, length - 1)
+    # DBC is a byte count minus one with bits 1:0 set (UFSHCI 4.0 6.1.2):
+    # the buffer is rounded up to whole dwords, EDTL stays as the CDB has it
+    return struct.pack("<IIII", DATA, 0, 0, ((length + 3) & ~3) - 1)
+
+
+def utmrd(func, lun=0, task_tag=0):
+    # UTMRD: header (interrupt, OCS = INVALID), TASK MANAGEMENT REQUEST
+    # UPIU (its own task tag 1; function; input parameters LUN and task
+    # tag of the command it is about), room for the response UPIU
+    hdr = struct.pack("<IIII", 1 << 24, 0, 0xf, 0)
+    req = struct.pack(">BBBBBBBBBBH", 0x04, 0, lun, 1, 0, func, 0, 0, 0, 0, 0) + \
+        struct.pack(">III", lun, task_tag, 0) + bytes(8)
+    return hdr + req + bytes(32)
+
+
+# task management functions (UFS 4.0 10.7.6)
+TM_ABORT_TASK, TM_LU_RESET, TM_QUERY_TASK = 0x01, 0x08, 0x80
+
+# SCSI CDBs shared by the UFS and the virtio-scsi seeds
+_be = lambda n, w: n.to_bytes(w, "big")
+ZONE2 = 2048                                # the second sequential zone
+CDB_ZONE_OPEN = b"\x94\x03" + _be(ZONE2, 8) + bytes(6)
+CDB_ZONE_CLOSE = b"\x94\x01" + _be(ZONE2, 8) + bytes(6)
+CDB_ZONE_FINISH = b"\x94\x02" + _be(ZONE2, 8) + bytes(6)
+CDB_ZONE_CLOSE_ALL = b"\x94\x01" + bytes(12) + b"\x01\x00"
+CDB_ZONE_FINISH_ALL = b"\x94\x02" + bytes(12) + b"\x01\x00"
+CDB_ZONE_RESET_ALL = b"\x94\x04" + bytes(12) + b"\x01\x00"
+CDB_MODE_SENSE6 = b"\x1a\x00\x3f\x00\xff\x00"
+CDB_RC10 = b"\x25" + bytes(9)
+# REPORT SUPPORTED OPERATION CODES (MAINTENANCE IN, service action 0Ch):
+# all commands with timeouts descriptors (RCTD); one opcode (WRITE(16));
+# one opcode and service action (ZBC OUT FINISH ZONE)
+CDB_RSOC_ALL = b"\xa3\x0c\x80\x00\x00\x00" + _be(512, 4) + b"\0\0"
+CDB_RSOC_ONE = b"\xa3\x0c\x01\x8a\x00\x00" + _be(64, 4) + b"\0\0"
+CDB_RSOC_SA = b"\xa3\x0c\x02\x94\x00\x02" + _be(64, 4) + b"\0\0"
+# MODE SELECT(10), PF: header with a short block descriptor of our block
+# size, then the Caching page with WCE cleared (its one changeable bit)
+MODE_SELECT_LIST = bytes(6) + _be(8, 2) + _be(0, 4) + _be(4096, 4) + \
+    b"\x08\x12\x00" + bytes(17)
+CDB_MODE_SELECT10 = b"\x55\x10" + bytes(5) + _be(len(MODE_SELECT_LIST), 2) + b"\0"
+
+# Multi-command seeds for the zone management that depends on a zone's
+# condition: FINISH of an empty zone, CLOSE and FINISH of an open one (the
+# second sequential zone; the write seeds use the first).  Zone conditions
+# are the medium's and survive the machine reset between inputs, so each
+# starts with RESET WRITE POINTER with ALL, twice: the first command after
+# power-on gets UNIT ATTENTION.
+ZONE_SEQUENCES = [(name, [CDB_ZONE_RESET_ALL] * 2 + cdbs) for name, cdbs in [
+    ("zbc-out-finish", [CDB_ZONE_FINISH]),
+    ("zbc-out-open-close", [CDB_ZONE_OPEN, CDB_ZONE_CLOSE]),
+    ("zbc-out-open-close-all", [CDB_ZONE_OPEN, CDB_ZONE_CLOSE_ALL]),
+    ("zbc-out-open-finish-all", [CDB_ZONE_OPEN, CDB_ZONE_FINISH_ALL]),
+]]
 
 
 # (name, UPIU, data direction 0 none / 1 write / 2 read, data length)
@@ -147,32 +200,72 @@ def ufs_commands():
     c.append(("write16-seq", upiu_cmd(b"\x8a\x00" + lba(1024, 8) + lba(1, 4) + b"\0\0", 0x20, 4096), 1, 4096))
     c.append(("read10", upiu_cmd(b"\x28\x00" + lba(1024, 4) + b"\x00" + lba(1, 2) + b"\0", 0x40, 4096), 2, 4096))
     c.append(("zbc-out-open", upiu_cmd(b"\x94\x03" + lba(2048, 8) + bytes(4) + b"\0\0", 0, 0), 0, 0))
-    c.append(("zbc-out-reset-all", upiu_cmd(b"\x94\x04" + bytes(12) + b"\x01\x00", 0, 0), 0, 0))
+    c.append(("zbc-out-reset-all", upiu_cmd(CDB_ZONE_RESET_ALL, 0, 0), 0, 0))
     c.append(("sync-cache", upiu_cmd(b"\x35" + bytes(9), 0, 0), 0, 0))
     c.append(("query-read-desc", upiu_query(0x01, 0x01, 0x00, length=0x59), 0, 0))
     c.append(("query-read-attr", upiu_query(0x01, 0x03, 0x00), 0, 0))
     c.append(("query-set-flag", upiu_query(0x81, 0x06, 0x01), 0, 0))
     c.append(("query-read-unit-desc", upiu_query(0x01, 0x01, 0x02, index=0, length=0x2d), 0, 0))
+    c.append(("mode-sense6", upiu_cmd(CDB_MODE_SENSE6, 0x40, 255), 2, 255))
+    c.append(("mode-select10", upiu_cmd(CDB_MODE_SELECT10, 0x20, len(MODE_SELECT_LIST)), 1,
+              len(MODE_SELECT_LIST)))
+    c.append(("rc10", upiu_cmd(CDB_RC10, 0x40, 8), 2, 8))
+    c.append(("rsoc-all", upiu_cmd(CDB_RSOC_ALL, 0x40, 512), 2, 512))
+    c.append(("rsoc-one", upiu_cmd(CDB_RSOC_ONE, 0x40, 64), 2, 64))
+    c.append(("rsoc-sa", upiu_cmd(CDB_RSOC_SA, 0x40, 64), 2, 64))
+    # well-known LUs, which the controller answers itself: REPORT LUNS to
+    # the REPORT LUNS W-LU; REQUEST SENSE, INQUIRY and START STOP UNIT
+    # (power condition ACTIVE, as Linux sends it) to the UFS Device W-LU
+    c.append(("wlun-report-luns", upiu_cmd(b"\xa0\x00\x00" + bytes(3) + lba(256, 4) + b"\0\0",
+                                           0x40, 256, lun=0x81), 2, 256))
+    c.append(("wlun-request-sense", upiu_cmd(b"\x03\x00\x00\x00\x12\x00", 0x40, 18, lun=0xd0), 2, 18))
+    c.append(("wlun-inquiry", upiu_cmd(b"\x12\x00\x00\x00\x24\x00", 0x40, 36, lun=0xd0), 2, 36))
+    c.append(("wlun-start-stop", upiu_cmd(b"\x1b\x00\x00\x00\x10\x00", 0, 0, lun=0xd0), 0, 0))
     return c
 
 
-def ufs_cmd_patterns(upiu, dd, length):
+# data-out of the commands that send a parameter list, not blocks
+DATA_OUT = {"mode-select10": MODE_SELECT_LIST}
+
+
+def ufs_cmd_patterns(upiu, dd, length, out=None):
     # DMA reads, in order: UTRD, request UPIU, PRDT, then data-out
     pats = [clear(), dma(utrd(dd, 1 if length else 0)), dma(upiu)]
     if length:
         pats.append(dma(prdt(length)))
     if dd == 1:
-        pats.append(dma(bytes(range(1, 65)), 0, 1))
+        pats.append(dma(out) if out else dma(bytes(range(1, 65)), 0, 1))
     return pats
+
+
+# Task management about a command in flight: a READ(10) that waits for
+# its service time (no clock_step yet) when the UTMRD is rung.  ABORT TASK
+# and LOGICAL UNIT RESET abort it, QUERY TASK finds it (FUNCTION
+# SUCCEEDED); the host then clears the aborted command (UTRLCLR, or an SQ
+# cleanup in MCQ mode) or lets the queried one complete.
+TM_BUSY = [("tm-abort-task", TM_ABORT_TASK), ("tm-query-task", TM_QUERY_TASK),
+           ("tm-lu-reset-busy", TM_LU_RESET)]
+
+
+def tm_patterns(func):
+    return [clear(), dma(utmrd(func)), wr(UTMRLDBR, 1), step(), rd(UTMRLDBR),
+            rd(IS)]
+
+
+def legacy_ring(upiu, dd, length, out=None):
+    return [ufs_cmd_patterns(upiu, dd, length, out), wr(UTRLDBR, 1), step(3),
+            rd(UTRLDBR), rd(IS), wr(IS, 0xffffffff)]
 
 
 def ufs_legacy_seeds(ah8=False):
     seeds = {}
     for name, upiu, dd, length in ufs_commands():
         # twice: the first command after power-on gets UNIT ATTENTION
-        ring = [ufs_cmd_patterns(upiu, dd, length), wr(UTRLDBR, 1), step(3),
-                rd(UTRLDBR), rd(IS), wr(IS, 0xffffffff)]
+        ring = legacy_ring(upiu, dd, length, DATA_OUT.get(name))
         seeds[name] = seed(ufs_bringup(ah8), ring, ring)
+    for name, cdbs in ZONE_SEQUENCES:
+        seeds[name] = seed(ufs_bringup(ah8), [legacy_ring(upiu_cmd(cdb, 0, 0), 0, 0)
+                                              for cdb in cdbs])
     # two slots rung together, to reach the reorder policy
     name, upiu, dd, length = ufs_commands()[10]
     seeds["two-slots"] = seed(ufs_bringup(ah8), ufs_cmd_patterns(upiu, dd, length),
@@ -181,13 +274,21 @@ def ufs_legacy_seeds(ah8=False):
     seeds["clear-then-hce0"] = seed(ufs_bringup(ah8), ufs_cmd_patterns(upiu, dd, length),
                                     wr(UTRLDBR, 1), wr(UTRLCLR, 0xfffffffe),
                                     step(), wr(HCE, 0), rd(HCE))
-    # task management: LOGICAL UNIT RESET (UTMRD: header, request, response)
-    tm_hdr = struct.pack("<IIII", 1 << 24, 0, 0xf, 0)
-    tm_req = struct.pack(">BBBBBBBBBBH", 0x04, 0, 0, 1, 0, 0x08, 0, 0, 0, 0, 0) + \
-        struct.pack(">III", 0, 0, 0) + bytes(8)
+    # task management: LOGICAL UNIT RESET of an idle LU
     seeds["tm-lu-reset"] = seed(ufs_bringup(ah8), clear(),
-                                dma(tm_hdr + tm_req + bytes(32)),
+                                dma(utmrd(TM_LU_RESET)),
                                 wr(UTMRLDBR, 1), step(2), rd(UTMRLDBR), rd(IS))
+    # task management about a command in flight (TM_BUSY).  With
+    # auto-hibernate the link is in H8 when the READ is rung: one
+    # clock_step for the exit latency, after which it is fetched and started
+    name, upiu, dd, length = ufs_commands()[11]
+    for tname, func in TM_BUSY:
+        after = [step(3)] if func == TM_QUERY_TASK else \
+            [wr(UTRLCLR, 0xfffffffe), step()]
+        seeds[tname] = seed(ufs_bringup(ah8), legacy_ring(upiu, dd, length),
+                            ufs_cmd_patterns(upiu, dd, length), wr(UTRLDBR, 1),
+                            step() if ah8 else [], tm_patterns(func), after,
+                            rd(UTRLDBR), rd(IS))
     # UIC commands Linux sends at bring-up: DME_GET / DME_SET
     seeds["uic-dme"] = seed(wr(HCE, 1), wr(UCMDARG1, 0x15680000),
                             wr(UICCMD, 0x01), rd(UCMDARG2), rd(UCMDARG3),
@@ -231,15 +332,36 @@ def mcq_queue(q, entries=8):
             wr(OPR + q * OPR_STRIDE + CQIE, 1)]
 
 
+def mcq_ring(n, upiu, dd, length, out=None):
+    # the n-th entry of SQ 0, and its CQE consumed
+    return [ufs_cmd_patterns(upiu, dd, length, out), wr(OPR + SQTP, 32 * n),
+            step(3), rd(OPR + CQTP), wr(OPR + CQHP, 32 * n), rd(OPR + CQIS),
+            wr(OPR + CQIS, 1), rd(IS)]
+
+
 def ufs_mcq_seeds():
     seeds = {}
     up = ufs_bringup() + [wr(MEM_CFG, 1), wr(MCQCONFIG, 0x1f)] + mcq_queue(0)
     for name, upiu, dd, length in ufs_commands():
-        ring = lambda n: [ufs_cmd_patterns(upiu, dd, length),
-                          wr(OPR + SQTP, 32 * n), step(3), rd(OPR + CQTP),
-                          wr(OPR + CQHP, 32 * n), rd(OPR + CQIS),
-                          wr(OPR + CQIS, 1), rd(IS)]
-        seeds[name] = seed(up, ring(1), ring(2))
+        out = DATA_OUT.get(name)
+        seeds[name] = seed(up, mcq_ring(1, upiu, dd, length, out),
+                           mcq_ring(2, upiu, dd, length, out))
+    for name, cdbs in ZONE_SEQUENCES:
+        seeds[name] = seed(up, [mcq_ring(n, upiu_cmd(cdb, 0, 0), 0, 0)
+                                for n, cdb in enumerate(cdbs, 1)])
+    # task management about a command in flight (TM_BUSY); an aborted
+    # command leaves by an SQ cleanup (UFSHCI 4.0 5.5): stop SQ 0, name
+    # LUN 0 / task tag 0 in SQCTI, initiate the cleanup, whose CQE has OCS
+    # ABORTED, and restart the SQ
+    name, upiu, dd, length = ufs_commands()[11]
+    for tname, func in TM_BUSY:
+        after = [step(3)] if func == TM_QUERY_TASK else \
+            [wr(OPR + SQRTC, 1), wr(OPR + SQCTI, 0), wr(OPR + SQRTC, 3),
+             step(), rd(OPR + SQRTS), wr(OPR + SQRTC, 0)]
+        seeds[tname] = seed(up, mcq_ring(1, upiu, dd, length),
+                            ufs_cmd_patterns(upiu, dd, length),
+                            wr(OPR + SQTP, 64), tm_patterns(func), after,
+                            rd(OPR + CQTP), rd(IS))
     name, upiu, dd, length = ufs_commands()[10]
     seeds["two-queues"] = seed(up, mcq_queue(1), ufs_cmd_patterns(upiu, dd, length),
                                wr(OPR + SQTP, 64), wr(OPR + OPR_STRIDE + SQTP, 32),
@@ -304,45 +426,83 @@ def virtio_bringup(queue=2):
             c(0x20, DESC), c(0x24, 0), c(0x28, AVAIL), c(0x2c, 0),
             c(0x30, USED), c(0x34, 0),
             c(0x1c, 1, SZ_W),                  # queue_enable
+            # DRIVER_OK starts the host notifiers and virtio-scsi looks at
+            # the ring at once: let it find avail idx 0, not the requests
+            # an earlier input left in RAM (which would be popped, and the
+            # queue's last_avail_idx moved past this input's requests)
+            clear(), dma(b"\0\0"),
             c(0x14, 0xf, SZ_B)]                # DRIVER_OK
+
+
+def virtio_request(n, cdb, length, dd, out=None):
+    # The n-th request (tag n): descriptors req (out), resp (in), data;
+    # the request header carries the CDB (virtio-scsi 5.6.6).  The lun
+    # field: 1, target 0, lun 0 (single-level LUN format).
+    req = b"\x01\x00\x40\x00" + bytes(4) + struct.pack("<QBBB", n, 0, 0, 0) + \
+        cdb.ljust(32, b"\0")
+    descs = struct.pack("<QIHH", REQ, len(req), 1, 1)       # NEXT
+    if length and dd == 1:
+        descs += struct.pack("<QIHH", VDATA, length, 1, 2)
+        descs += struct.pack("<QIHH", RESP, 108, 2, 0)      # WRITE
+    elif length:
+        descs += struct.pack("<QIHH", RESP, 108, 3, 2)      # NEXT|WRITE
+        descs += struct.pack("<QIHH", VDATA, length, 2, 0)
+    else:
+        descs += struct.pack("<QIHH", RESP, 108, 2, 0)
+    # DMA reads, in order: used flags, avail idx (n), avail ring[n - 1]
+    # (head 0), then each descriptor followed by the mapping of its
+    # buffer (which generic-fuzz fills too, even device-writable ones)
+    data = (out or bytes(range(1, 65))) if dd == 1 else bytes(4)
+    bufs = [req, data, bytes(4)]
+    pats = [clear(), dma(b"\0\0"), dma(struct.pack("<H", n)), dma(b"\0\0")]
+    for i in range(0, len(descs), 16):
+        pats += [dma(descs[i:i + 16]), dma(bufs[i // 16])]
+    # Then the only pattern left is avail idx n: later ring reads (virtio-
+    # scsi looks at the ring again from the main loop) find nothing new,
+    # not a wrapped-around pattern that pops a garbage descriptor chain
+    # and breaks the queue ("wrong size for virtio-scsi headers")
+    return [pats, wr(0x8, 2, SZ_W, VQ_NOTIFY),              # kick queue 2 (4 bytes a queue)
+            clear(), dma(struct.pack("<H", n)),
+            step(2), rd(0, SZ_B, 3)]                      # ISR
 
 
 def virtio_scsi_seeds():
     seeds = {}
-    # One request: descriptors req (out), resp (in), data; avail ring with
-    # one entry; the request header carries the CDB (virtio-scsi 5.6.6).
     lba = lambda n, w: n.to_bytes(w, "big")
     cdbs = {
         "inquiry": (b"\x12\x00\x00\x00\x60\x00", 96, 2),
         "report-zones": (b"\x95\x00" + lba(0, 8) + lba(4096, 4) + b"\0\0", 4096, 2),
         "rc16": (b"\x9e\x10" + bytes(8) + lba(32, 4) + b"\0\0", 32, 2),
         "write16-seq": (b"\x8a\x00" + lba(1024, 8) + lba(1, 4) + b"\0\0", 4096, 1),
-        "zbc-out-reset-all": (b"\x94\x04" + bytes(12) + b"\x01\x00", 0, 0),
+        "zbc-out-reset-all": (CDB_ZONE_RESET_ALL, 0, 0),
         "tur": (bytes(6), 0, 0),
+        "mode-sense6": (CDB_MODE_SENSE6, 255, 2),
+        "mode-select10": (CDB_MODE_SELECT10, len(MODE_SELECT_LIST), 1),
+        "rc10": (CDB_RC10, 8, 2),
+        "rsoc-all": (CDB_RSOC_ALL, 512, 2),
+        "rsoc-one": (CDB_RSOC_ONE, 64, 2),
+        "rsoc-sa": (CDB_RSOC_SA, 64, 2),
     }
     for name, (cdb, length, dd) in cdbs.items():
-        # lun: 1, target 0, lun 0 (virtio-scsi single-level LUN format)
-        req = b"\x01\x00\x40\x00" + bytes(4) + struct.pack("<QBBB", 1, 0, 0, 0) + \
-            cdb.ljust(32, b"\0")
-        descs = struct.pack("<QIHH", REQ, len(req), 1, 1)       # NEXT
-        if length and dd == 1:
-            descs += struct.pack("<QIHH", VDATA, length, 1, 2)
-            descs += struct.pack("<QIHH", RESP, 108, 2, 0)      # WRITE
-        elif length:
-            descs += struct.pack("<QIHH", RESP, 108, 3, 2)      # NEXT|WRITE
-            descs += struct.pack("<QIHH", VDATA, length, 2, 0)
-        else:
-            descs += struct.pack("<QIHH", RESP, 108, 2, 0)
-        # DMA reads, in order: used flags, avail idx (1), avail ring[0]
-        # (head 0), then each descriptor followed by the mapping of its
-        # buffer (which generic-fuzz fills too, even device-writable ones)
-        bufs = [req] + ([bytes(range(1, 65))] if dd == 1 else [bytes(4)]) + [bytes(4)]
-        pats = [clear(), dma(b"\0\0"), dma(b"\x01\0"), dma(b"\0\0")]
-        for i in range(0, len(descs), 16):
-            pats += [dma(descs[i:i + 16]), dma(bufs[i // 16])]
-        seeds[name] = seed(virtio_bringup(), pats,
-                           wr(0x8, 2, SZ_W, VQ_NOTIFY),          # kick queue 2 (4 bytes a queue)
-                           step(2), rd(0, SZ_B, 3))              # ISR
+        # twice: the first command after power-on gets UNIT ATTENTION
+        req = lambda n: virtio_request(n, cdb, length, dd, DATA_OUT.get(name))
+        seeds[name] = seed(virtio_bringup(), req(1), req(2))
+    # the LU is drive-backed: FINISH of the empty zone, and FINISH with
+    # ALL of the open one, write zeroes over the blocks never written
+    # (zbc_out_zeroed)
+    for name, cdbs in ZONE_SEQUENCES:
+        seeds[name] = seed(virtio_bringup(),
+                           [virtio_request(n, cdb, 0, 0)
+                            for n, cdb in enumerate(cdbs, 1)])
+    # max-open=4: after RESET WRITE POINTER with ALL, writes at the write
+    # pointers of five empty zones, the fifth closing the least recently
+    # used implicitly open zone
+    reqs = [(CDB_ZONE_RESET_ALL, 0, 0)] * 2 + \
+        [(b"\x8a\x00" + lba(1024 * z, 8) + lba(1, 4) + b"\0\0", 4096, 1)
+         for z in range(1, 6)]
+    seeds["implicit-close"] = seed(virtio_bringup(),
+                                   [virtio_request(n, *r)
+                                    for n, r in enumerate(reqs, 1)])
     seeds["bringup-only"] = seed(virtio_bringup())
     return seeds
 
