@@ -9,7 +9,8 @@
 # O_DIRECT) and with a flush every 8 writes (fsync).  Every run must write
 # and verify without an error.  Then the switches flip under load (review
 # finding 6): "flip-uring", io_uring while another loop flips
-# queue/pipeline_zoned_writes between 0 and 1, and "flip", libaio while it
+# queue/pipeline_zoned_writes between 0 and 1, "flip-psync" the same at
+# queue depth 1, and "flip", libaio while it
 # also flips auto_hibern8 on a UFS disk between off and 1 ms (ufshcd then
 # freezes the queue to drain the zones before auto-hibernate goes on).
 # They must write and verify without an error too.  io_uring is not used
@@ -126,6 +127,10 @@ churn psync 0 --ioengine=psync
 churn fua 0 --ioengine=io_uring --iodepth=32 --sync=dsync
 churn fsync 0 --ioengine=io_uring --iodepth=32 --fsync=8
 churn flip-uring 1 --ioengine=io_uring --iodepth=32 --iodepth_batch=8
+# QD1: every write is submitted right after the previous one's BIO
+# completed, before its request finished: where a zone switching mode
+# meets a write still unfinished.
+churn flip-psync 1 --ioengine=psync
 churn flip 2 --ioengine=libaio --iodepth=32 --iodepth_batch=8
 # leave the disk as the driver set it up
 echo auto > "$q/pipeline_zoned_writes"

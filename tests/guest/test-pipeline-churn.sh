@@ -6,7 +6,9 @@
 # zones while pipeline_zoned_writes and auto_hibern8 flip and fio's
 # threads move between the CPUs.  Two devices, one boot each:
 #
-#   mcq-spec      ufs-zoned MCQ, reorder=spec, 100 us writes;
+#   mcq-spec      ufs-zoned MCQ, reorder=spec, 100 us writes: an ordered
+#                 path, so the host checks that not one write was
+#                 reordered (0 UNALIGNED WRITE, 0 kernel retries);
 #   legacy-random ufs-zoned legacy doorbell with auto-hibernate, reorder=
 #                 random: whenever the flipper turns pipelining on, the
 #                 device reorders and the kernel retries (the host checks
@@ -41,10 +43,26 @@ scenario() {    # scenario NAME DEVICE-PROPS [run-guest options]
     rm -f "$img"
 }
 
+# unaligned OUT, retries OUT: the device's UNALIGNED WRITE answers and the
+# kernel's retries of one scenario's run.
+unaligned() { awk '$1 == "ZR-QOM" && $3 == "unaligned-writes" { print $4 }' "$1"; }
+retries() {
+    sed -n 's/^ZR-RESULT pipeline-churn .* retries=\([0-9]*\).*/\1/p' "$1" |
+        awk '{ s += $1 } END { print s + 0 }'
+}
+
 scenario mcq-spec "mode=mcq,reorder=spec,lat-write-ns=100000" "$@"
+# An ordered path: whatever flips and moves, nothing may reorder a zone's
+# writes, so the retry must have had nothing to hide.
+u=$(unaligned "$out") r=$(retries "$out")
+if [ "${u:-x}" = 0 ] && [ "$r" = 0 ]; then
+    echo "ok 899 - host: mcq-spec: no write reordered (0 UNALIGNED WRITE, 0 retries)"
+else
+    echo "not ok 899 - host: mcq-spec: no write reordered (${u:-no} UNALIGNED WRITE, $r retries)"
+    rc=1
+fi
 scenario legacy-random "mode=legacy,reorder=random,auto-hibernate=on" "$@"
-u=$(awk '$1 == "ZR-QOM" && $3 == "unaligned-writes" { print $4 }' "$out")
-r=$(sed -n 's/^ZR-RESULT pipeline-churn .* retries=\([0-9]*\).*/\1/p' "$out" | awk '{ s += $1 } END { print s + 0 }')
+u=$(unaligned "$out") r=$(retries "$out")
 if [ "${u:-0}" -gt 0 ] && [ "$r" -gt 0 ]; then
     echo "ok 900 - host: legacy-random: the device reordered ($u UNALIGNED WRITE) and the kernel retried ($r)"
 else
