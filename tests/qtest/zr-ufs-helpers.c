@@ -550,17 +550,53 @@ void ufs_mcq_ring(Ufs *u, uint32_t sq)
 
 /*
  * ufshcd_handle_mcq_cq_events + ufshcd_mcq_poll_cqe_lock for one CQ:
- * clear CQIS, consume the CQEs, move CQHP; again while more arrive.
+ * clear CQIS, consume the CQEs, move CQHP; again until CQIS is clear and
+ * the tail has not moved.
+ *
+ * A file-backed drive completes on the main loop whenever QEMU polls, not
+ * in step with the virtual clock, so a CQE may be posted between any two
+ * register accesses here.  Each pass reads CQTP, then CQIS; the checks are
+ * the ones that hold whatever the interleaving (UFSHCI 4.0 5.9: posting a
+ * CQE sets CQIS.TEPS):
+ *  - CQTP moved since the previous pass and CQIS was not cleared since:
+ *    CQIS must be set;
+ *  - CQTP did not move since the previous pass but CQIS is set: the CQE
+ *    behind it was posted between the two reads (any earlier one was seen
+ *    by the previous pass, which cleared CQIS), so the next pass must see
+ *    CQTP move.
+ * The previous pass of the first one is the last pass of the previous call,
+ * which saw CQTP at the head and CQIS clear.
  */
 uint32_t ufs_mcq_reap(Ufs *u, uint32_t cq)
 {
     UfsTestQueue *t = &u->q[cq];
-    uint32_t tail, n = 0;
+    uint32_t tail, prev = t->cq_head, n = 0;
+    bool cleared = false, must_move = false;
 
-    while ((tail = rd(u, ufs_mcq_sq_reg(cq, 0x20)) / 32) != t->cq_head) {
-        g_assert_true(rd(u, A_IS) & R_IS_CQES_MASK);
-        g_assert_cmphex(rd(u, ufs_mcq_sq_reg(cq, 0x24)) & 1, ==, 1);
-        wr(u, ufs_mcq_sq_reg(cq, 0x24), 1);
+    for (;;) {
+        uint32_t cqis;
+
+        tail = rd(u, ufs_mcq_sq_reg(cq, 0x20)) / 32;
+        cqis = rd(u, ufs_mcq_sq_reg(cq, 0x24)) & 1;
+        if (tail == prev) {
+            g_assert_false(must_move);
+            must_move = cqis;
+        } else {
+            must_move = false;
+            if (!cleared) {
+                g_assert_cmphex(cqis, ==, 1);
+            }
+        }
+        if (tail == t->cq_head && !cqis) {
+            break;
+        }
+        cleared = false;
+        if (cqis) {
+            g_assert_true(rd(u, A_IS) & R_IS_CQES_MASK);
+            wr(u, ufs_mcq_sq_reg(cq, 0x24), 1);
+            cleared = true;
+        }
+        prev = tail;
         while (t->cq_head != tail) {
             uint8_t cqe[32];
             uint64_t addr;
@@ -581,6 +617,5 @@ uint32_t ufs_mcq_reap(Ufs *u, uint32_t cq)
         }
         wr(u, ufs_mcq_sq_reg(cq, 0x1c), t->cq_head * 32);
     }
-    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(cq, 0x24)) & 1, ==, 0);
     return n;
 }
