@@ -71,7 +71,8 @@ fio --name=eh-depth --filename="/dev/$dev" --direct=1 --ioengine=io_uring \
 fio_pid=$!
 # Sample the block layer's in-flight count as fast as the shell can while
 # fio runs (a measurement, not a synchronisation: the check is on the
-# largest value seen).
+# largest value seen; the host gives reads a service time of milliseconds,
+# so each whole batch stays in flight through many samples).
 max=0
 while [ "$max" -lt "$qd" ] && kill -0 $fio_pid 2>/dev/null; do
     read -r rd wr < "/sys/block/$dev/inflight"

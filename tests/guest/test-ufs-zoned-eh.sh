@@ -36,6 +36,12 @@ B=${B:-$top/build}
 export B
 size=$((64 << 20))              # 16 zones of 4 MiB, 1 conventional
 stall_lba=$((1024 + 300))       # a block in the middle of zone 1
+# Reads are held 20 ms: the plan's last fio run keeps whole batches of
+# queue_depth reads in flight, and the guest shell must see one batch whole
+# in /sys/block/sda/inflight.  Submitting 63 reads takes a few ms of guest
+# time under icount; at 20 ms a batch stays whole after that through dozens of
+# samples, in guest time under icount and under wall-clock TCG alike.
+lat_read=20000000
 n=700 rc=0
 
 tap() {     # tap OK DESC
@@ -62,7 +68,7 @@ scenario() {
         "${q[@]}" ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} \
         --param cmd_timeout=3 --param pipeline=0 -- \
         -drive "file=$img,if=none,id=zbc0,format=raw,cache=unsafe" \
-        -device "ufs-zoned,id=ufs0,$props" \
+        -device "ufs-zoned,id=ufs0,$props,lat-read-ns=$lat_read" \
         -device "scsi-zbc,bus=ufs0.0,lun=0,drive=zbc0" | tee "$out" || rc=1
     rm -f "$img"
 }
