@@ -10,7 +10,8 @@
 # blk_zone_write_may_retry() and blk_zone_write_stale()).  Needs the
 # patched guest kernel and a device that reorders writes and is slow, so
 # that writes of the first stream are still being retried at the reset
-# (tests/guest/test-zwp-reset.sh: ufs-zoned MCQ, reorder=random, 20 ms).
+# (tests/guest/test-zwp-reset.sh: ufs-zoned MCQ, reorder=random, 20 ms,
+# 4 commands in service at once).
 #
 # Per queue/pipeline_zoned_writes value, on its own sequential zone:
 #   1. stream A: 128 writes of 4 KiB of 0xaa, all submitted at once

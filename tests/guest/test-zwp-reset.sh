@@ -4,9 +4,13 @@
 # A zone reset while pipelined writes are still being retried, then new
 # writes to the zone at once (guest/plans/zwp-reset.sh, review finding 5):
 # no data written before the reset may land after it.  The device is
-# ufs-zoned in MCQ mode with reorder=random and 20 ms writes, so that many
-# writes of the first stream fail as unaligned and are retried while the
-# zone is reset; the plan runs with pipelining off and on.  The host checks
+# ufs-zoned in MCQ mode with reorder=random, 20 ms writes and at most 4
+# commands in service: the other writes of a stream wait in the device,
+# which starts them in random order, so that many writes of the first
+# stream fail as unaligned and are retried while the zone is reset (this
+# holds whatever the clock: under icount, where the guest rings writes one
+# at a time, a device that started every write at once would start them in
+# ring order); the plan runs with pipelining off and on.  The host checks
 # that the device did reorder (UNALIGNED WRITE answers): without that the
 # scenario proves nothing.
 #
@@ -30,7 +34,7 @@ truncate -s $size "$img"
 "$top/scripts/run-guest" --plan zwp-reset --log-dir "$logdir" --timeout 300 \
     --qom /machine/peripheral/ufs0:unaligned-writes "$@" -- \
     -drive "file=$img,if=none,id=zbc0,format=raw,cache=unsafe" \
-    -device "ufs-zoned,id=ufs0,mode=mcq,reorder=random,lat-write-ns=20000000,max-parallel=64" \
+    -device "ufs-zoned,id=ufs0,mode=mcq,reorder=random,lat-write-ns=20000000,max-parallel=4" \
     -device "scsi-zbc,bus=ufs0.0,lun=0,drive=zbc0,zone-size=4M,conv-zones=1" | tee "$out" || rc=1
 rm -f "$img"
 
