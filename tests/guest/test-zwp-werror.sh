@@ -3,8 +3,8 @@
 #
 # A write error in the middle of a stream of zoned writes, with pipelining
 # off and on (guest/plans/zwp-werror.sh).  The LU is a file-backed scsi-zbc
-# behind QEMU's blkdebug, which fails one write once, 512 KiB into each of
-# the first two sequential zones; the kernel must report that write, keep
+# behind QEMU's blkdebug, which fails the write 512 KiB into each of the
+# first two sequential zones (and the kernel's five retries of it); the kernel must report that write, keep
 # the data before it, and recover after a zone report, without a warning.
 # One boot per HBA:
 #
@@ -37,12 +37,22 @@ scenario() {
     mkdir -p "$logdir"
     rm -f "$img"
     truncate -s $size "$img"
-    # blkdebug: the first write that covers each sector fails with EIO, once.
+    # blkdebug: the first six writes that cover each sector fail with EIO
+    # (six rules of one failure each).  scsi-zbc answers MEDIUM ERROR,
+    # WRITE ERROR, which Linux retries five times (scsi_check_sense(): a
+    # medium error other than a read error NEEDS_RETRY; SD_MAX_RETRIES),
+    # so the write fails for good, and the recovery write after it is the
+    # seventh and succeeds.  (One failure alone is retried and fio never
+    # sees it; the qtest /scsi-zbc/write-error covers that.)
     dbg="file.driver=blkdebug,file.image.driver=file,file.image.filename=$img"
+    r=0
     for i in 0 1; do
         s=$(( (1 + i) * zone + inject ))
-        dbg="$dbg,file.inject-error.$i.event=write_aio,file.inject-error.$i.sector=$s"
-        dbg="$dbg,file.inject-error.$i.errno=5,file.inject-error.$i.once=on"
+        for k in 1 2 3 4 5 6; do
+            dbg="$dbg,file.inject-error.$r.event=write_aio,file.inject-error.$r.sector=$s"
+            dbg="$dbg,file.inject-error.$r.errno=5,file.inject-error.$r.once=on"
+            r=$((r + 1))
+        done
     done
     "$top/scripts/run-guest" --plan zwp-werror --log-dir "$logdir" --timeout 300 \
         --param inject=$inject --param devs="$devs" "${run_args[@]}" -- \

@@ -990,7 +990,10 @@ static void test_read_rules(void)
     g_assert_cmphex(buf[0], ==, 0x00);
     g_assert_cmphex(buf[4 * BS - 1], ==, 0x00);
 
-    /* FINISH: the blocks never written are zeroed on the drive itself. */
+    /*
+     * FINISH: the blocks never written read as zeros, but nothing is
+     * written to the drive for them (the old contents stay in the image).
+     */
     write_ok(s, zs(3), 2, 0x33);
     zone_ok(s, SA_FINISH, zs(3), false);
     read16(s, zs(3), ZB, buf, &r);
@@ -1004,9 +1007,9 @@ static void test_read_rules(void)
 
         g_assert(g_file_get_contents(img, &raw, &len, NULL));
         g_assert_cmpuint(len, ==, NBLOCKS * BS);
-        g_assert_cmphex((uint8_t)raw[zs(3) * BS + 2 * BS], ==, 0x00);
-        g_assert_cmphex((uint8_t)raw[zs(4) * BS - 1], ==, 0x00);
-        g_assert_cmphex((uint8_t)raw[zs(4) * BS], ==, 0xaa);
+        g_assert_cmphex((uint8_t)raw[zs(3) * BS + 2 * BS - 1], ==, 0x33);
+        g_assert_cmphex((uint8_t)raw[zs(3) * BS + 2 * BS], ==, 0xaa);
+        g_assert_cmphex((uint8_t)raw[zs(4) * BS - 1], ==, 0xaa);
     }
     zr_scsi_stop(s);
     unlink(img);
@@ -2113,18 +2116,21 @@ static void test_drain_snapshot(void)
 }
 
 /*
- * FINISH with ALL finishes the open and CLOSED zones only, and zeroes on
- * the drive what each skipped; EMPTY zones stay as they are.
+ * FINISH with ALL finishes the open and CLOSED zones only; what each
+ * skipped reads as zeros, but is not written on the drive (the image keeps
+ * its old contents there); EMPTY zones stay as they are.
  */
 static void test_finish_all_zeroes(void)
 {
     g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
     ZrScsi *s = boot_drive(img, GEOMETRY);
     g_autofree uint8_t *disk = NULL;
+    g_autofree uint8_t *buf = g_malloc(ZB * BS);
     uint8_t cdb[16] = { SYNCHRONIZE_CACHE_16 };
     size_t len;
     ZrScsiResp r;
     size_t i;
+    int z;
 
     write_ok(s, zs(2), 1, 0x11);                    /* IMPLICITLY OPEN */
     zone_ok(s, SA_OPEN, zs(3), false);              /* EXPLICITLY OPEN */
@@ -2135,15 +2141,23 @@ static void test_finish_all_zeroes(void)
     check_zone(s, zs(3), C_FULL, zs(4));
     check_zone(s, zs(4), C_FULL, zs(5));
     check_zone(s, zs(5), C_EMPTY, zs(5));
+    for (z = 2; z <= 5; z++) {
+        read16(s, zs(z), ZB, buf, &r);
+        zr_assert_good(&r);
+        for (i = 0; i < ZB * BS; i++) {
+            uint8_t want = z == 2 && i < BS ? 0x11 :
+                           z == 4 && i < 2 * BS ? 0x44 : 0;
+
+            g_assert_cmphex(buf[i], ==, want);
+        }
+    }
     cmd(s, cdb, NULL, 0, NULL, 0, &r);
     zr_assert_good(&r);
     g_assert(g_file_get_contents(img, (char **)&disk, &len, NULL));
     g_assert_cmpuint(len, ==, NBLOCKS * BS);
     for (i = zs(2) * BS; i < zs(6) * BS; i++) {
         uint8_t want = i < (zs(2) + 1) * BS ? 0x11 :
-                       i < zs(4) * BS ? 0 :
-                       i < (zs(4) + 2) * BS ? 0x44 :
-                       i < zs(5) * BS ? 0 : 0xaa;
+                       i >= zs(4) * BS && i < (zs(4) + 2) * BS ? 0x44 : 0xaa;
 
         if (disk[i] != want) {
             g_test_message("byte %zu: 0x%02x", i, disk[i]);
@@ -2171,6 +2185,59 @@ static void batch_writes(ZrScsi *s, size_t n, ZrScsiReq *q, uint8_t *cdbs)
                              .out_len = BS };
     }
     zr_scsi_batch(s, q, n);
+}
+
+/*
+ * A backend write error (blkdebug, EIO once) leaves the write pointer
+ * where it was: the write answers MEDIUM ERROR, WRITE ERROR; a later write
+ * of the zone that had started behind it answers UNALIGNED WRITE COMMAND,
+ * its data, on the drive above the write pointer, reads as zeros; the
+ * host's retry at the write pointer succeeds.
+ */
+static void test_write_error(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    uint64_t s2 = (zs(2) + 1) * (BS / 512), s3 = zs(3) * (BS / 512);
+    ZrScsi *s = zr_scsi_start(
+        "-drive if=none,id=d0,format=raw,file.driver=blkdebug,"
+        "file.image.driver=file,file.image.filename=%s,"
+        "file.inject-error.0.event=write_aio,"
+        "file.inject-error.0.sector=%" PRIu64 ",file.inject-error.0.errno=5,"
+        "file.inject-error.0.once=on,"
+        "file.inject-error.1.event=write_aio,"
+        "file.inject-error.1.sector=%" PRIu64 ",file.inject-error.1.errno=5,"
+        "file.inject-error.1.once=on "
+        "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0,"
+        GEOMETRY, img, s2, s3);
+    uint8_t buf[3 * BS];
+    ZrScsiReq q[3];
+    uint8_t cdbs[16 * 3];
+    ZrScsiResp r;
+
+    /* One write, alone: nothing moves. */
+    write16(s, zs(3), 2, 0x33, &r);
+    zr_assert_sense(&r, 0x03, 0x0c, 0x00);
+    check_zone(s, zs(3), C_EMPTY, zs(3));
+    write_ok(s, zs(3), 2, 0x34);
+    check_zone(s, zs(3), C_IMP, zs(3) + 2);
+
+    /* Three at once: the middle one fails, the last one never happened. */
+    batch_writes(s, 3, q, cdbs);
+    zr_assert_good(&q[0].resp);
+    zr_assert_sense(&q[1].resp, 0x03, 0x0c, 0x00);
+    zr_assert_sense(&q[2].resp, ILLEGAL, 0x21, 0x04);
+    check_zone(s, zs(2), C_IMP, zs(2) + 1);
+    read16(s, zs(2), 3, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[2 * BS], ==, 0x00);
+    write_ok(s, zs(2) + 1, 2, 0x55);
+    check_zone(s, zs(2), C_IMP, zs(2) + 3);
+    read16(s, zs(2), 3, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[BS], ==, 0x55);
+    g_assert_cmphex(buf[3 * BS - 1], ==, 0x55);
+    zr_scsi_stop(s);
+    unlink(img);
 }
 
 static void test_reorder(void)
@@ -2278,6 +2345,7 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/bad/control-byte", test_bad_control_byte);
     qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
     qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
+    qtest_add_func("/scsi-zbc/write-error", test_write_error);
     qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
     return g_test_run();
 }

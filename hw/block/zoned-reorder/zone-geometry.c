@@ -119,6 +119,7 @@ static void zr_zone_layout(const ZrZoneModel *m, uint32_t i, ZrZone *z)
         z->cond = ZR_COND_EMPTY;
     }
     z->wp = z->start;
+    z->wend = z->start;
 }
 
 bool zr_zone_model_init(ZrZoneModel *m, const ZrZoneConfig *cfg,
@@ -137,15 +138,27 @@ bool zr_zone_model_init(ZrZoneModel *m, const ZrZoneConfig *cfg,
     m->zones = g_new0(ZrZone, m->nr_zones);
     m->imp_open = g_new0(uint32_t, m->nr_zones);
     m->imp_pos = g_new0(uint32_t, m->nr_zones);
+    m->in_flight = g_new(ZrZoneIoList, m->nr_zones);
+    for (uint32_t i = 0; i < m->nr_zones; i++) {
+        QTAILQ_INIT(&m->in_flight[i]);
+    }
+    m->dirty = bitmap_new(m->nr_zones);
     zr_zone_model_format(m);
     return true;
 }
 
 void zr_zone_model_cleanup(ZrZoneModel *m)
 {
+    if (m->in_flight) {
+        for (uint32_t i = 0; i < m->nr_zones; i++) {
+            zr_zone_detach(m, i);
+        }
+    }
     g_free(m->zones);
     g_free(m->imp_open);
     g_free(m->imp_pos);
+    g_free(m->in_flight);
+    g_free(m->dirty);
     memset(m, 0, sizeof(*m));
 }
 
@@ -155,8 +168,10 @@ void zr_zone_model_format(ZrZoneModel *m)
     uint32_t i;
 
     for (i = 0; i < m->nr_zones; i++) {
+        zr_zone_detach(m, i);
         zr_zone_layout(m, i, &m->zones[i]);
     }
+    bitmap_set(m->dirty, 0, m->nr_zones);
     m->nr_imp_open = 0;
     m->nr_exp_open = 0;
     m->nr_closed = 0;
@@ -196,7 +211,9 @@ bool zr_zone_is_seq(const ZrZone *z)
  * After the zone array was restored (VMState or a metadata file): check it
  * against the geometry, because the stream is input we do not trust, and
  * rebuild the derived accounting.  FULL zones get their write pointer at
- * the capacity end, whatever was stored.  On failure the model must be
+ * the capacity end, whatever was stored; the written end must lie between
+ * the zone start and the write pointer.  Writes in flight are forgotten
+ * (their ends find them detached).  On failure the model must be
  * formatted (zr_zone_model_format()) or destroyed before further use.
  */
 bool zr_zone_model_post_load(ZrZoneModel *m, Error **errp)
@@ -217,9 +234,11 @@ bool zr_zone_model_post_load(ZrZoneModel *m, Error **errp)
                        z->type);
             return false;
         }
+        zr_zone_detach(m, i);
         if (z->type == ZR_ZONE_TYPE_CONVENTIONAL) {
             ok = z->cond == ZR_COND_NOT_WP;
             z->wp = z->start;
+            z->wend = z->start;
         } else {
             switch (z->cond) {
             case ZR_COND_EMPTY:
@@ -242,15 +261,17 @@ bool zr_zone_model_post_load(ZrZoneModel *m, Error **errp)
                 ok = false;
                 break;
             }
+            ok = ok && z->wend >= z->start && z->wend <= z->wp;
         }
         if (!ok) {
             error_setg(errp, "zone %u: saved condition 0x%x with write "
-                       "pointer %" PRIu64 " is inconsistent", i, z->cond,
-                       z->wp);
+                       "pointer %" PRIu64 " and written end %" PRIu64 " is "
+                       "inconsistent", i, z->cond, z->wp, z->wend);
             return false;
         }
     }
     zr_zone_recount(m);
+    bitmap_set(m->dirty, 0, m->nr_zones);
 
     if (m->cfg.max_open && zr_zone_nr_open(m) > m->cfg.max_open) {
         error_setg(errp, "saved state has %u open zones, more than the "

@@ -95,15 +95,26 @@ static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
  * limit requires it; reaching the capacity makes the zone FULL, which
  * gives both resources back.
  */
-static void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len)
+static void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len,
+                            ZrZoneIo *io)
 {
+    uint32_t idx = zr_zone_index(m, z);
+
     if (z->cond == ZR_COND_EMPTY || z->cond == ZR_COND_CLOSED) {
         zr_zone_make_room(m, z);
         zr_zone_assign_cond(m, z, ZR_COND_IMP_OPEN);
         m->stats.implicit_opens++;
     }
     z->lru = ++m->lru_clock;
+    if (io) {
+        *io = (ZrZoneIo) {
+            .lba = z->wp, .len = len, .zone = idx, .state = ZR_IO_IN_FLIGHT,
+        };
+        QTAILQ_INSERT_TAIL(&m->in_flight[idx], io, link);
+    }
     z->wp += len;
+    z->wend = z->wp;
+    zr_zone_touch(m, idx);
     if (z->wp == z->start + z->cap) {
         zr_zone_assign_cond(m, z, ZR_COND_FULL);
     }
@@ -117,12 +128,16 @@ ZrResult zr_zone_write_check(const ZrZoneModel *m, uint64_t lba,
     return zr_zone_check_write(m, lba, len, &idx);
 }
 
-ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len)
+ZrResult zr_zone_write_begin(ZrZoneModel *m, uint64_t lba, uint64_t len,
+                             ZrZoneIo *io)
 {
     uint32_t idx = 0;
     ZrResult res = zr_zone_check_write(m, lba, len, &idx);
     ZrZone *z;
 
+    if (io) {
+        io->state = ZR_IO_IDLE;
+    }
     if (res != ZR_OK) {
         trace_zr_err_zone_write(lba, len, zr_zone_range_ok(m, lba, len) ?
                                 m->zones[idx].wp : 0, zr_result_name(res));
@@ -130,7 +145,7 @@ ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len)
     }
     z = &m->zones[idx];
     if (zr_zone_is_seq(z) && len) {
-        zr_zone_advance(m, z, len);
+        zr_zone_advance(m, z, len, io);
     }
     m->stats.writes++;
     m->stats.blocks_written += len;
@@ -138,17 +153,25 @@ ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len)
     return ZR_OK;
 }
 
+ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len)
+{
+    return zr_zone_write_begin(m, lba, len, NULL);
+}
+
 /*
  * Zone append (ZNS 1.1): @zslba must be the start of a sequential zone;
  * the data goes at the write pointer, which is returned in *@lba_out.
  * The zone condition, boundary and resource rules are those of a write.
  */
-ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
-                        uint64_t *lba_out)
+ZrResult zr_zone_append_begin(ZrZoneModel *m, uint64_t zslba, uint64_t len,
+                              uint64_t *lba_out, ZrZoneIo *io)
 {
     ZrResult res;
     ZrZone *z = NULL;
 
+    if (io) {
+        io->state = ZR_IO_IDLE;
+    }
     if (zslba >= m->cfg.nr_blocks) {
         res = ZR_ERR_LBA_OUT_OF_RANGE;
     } else if (zslba & (m->cfg.zone_size - 1)) {
@@ -176,12 +199,220 @@ ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
 
     *lba_out = z->wp;
     if (len) {
-        zr_zone_advance(m, z, len);
+        zr_zone_advance(m, z, len, io);
     }
     m->stats.appends++;
     m->stats.blocks_written += len;
     trace_zr_zone_append(zslba, len, *lba_out, z->wp);
     return ZR_OK;
+}
+
+ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
+                        uint64_t *lba_out)
+{
+    return zr_zone_append_begin(m, zslba, len, lba_out, NULL);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Writes in flight
+ */
+
+void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque)
+{
+    m->io_done = fn;
+    m->io_done_opaque = opaque;
+}
+
+/* Report the held writes moved to @list, now that the model is consistent. */
+static void zr_zone_report_held(ZrZoneModel *m, ZrZoneIoList *list,
+                                ZrResult res)
+{
+    ZrZoneIo *io;
+
+    while ((io = QTAILQ_FIRST(list))) {
+        QTAILQ_REMOVE(list, io, link);
+        io->state = ZR_IO_IDLE;
+        if (res != ZR_OK) {
+            zr_zone_count(m, res);
+        }
+        trace_zr_zone_write_report(io->zone, io->lba, io->len,
+                                   zr_result_name(res));
+        m->io_done(io, res, m->io_done_opaque);
+    }
+}
+
+/*
+ * Zone @idx was reset, finished or made READ ONLY / OFFLINE, or the model
+ * was formatted or restored: what its writes in flight would have done to
+ * the write pointer is moot.  They end as having happened before; those
+ * held back are reported done.
+ */
+void zr_zone_detach(ZrZoneModel *m, uint32_t idx)
+{
+    ZrZoneIoList held = QTAILQ_HEAD_INITIALIZER(held);
+    ZrZoneIo *io;
+
+    while ((io = QTAILQ_FIRST(&m->in_flight[idx]))) {
+        QTAILQ_REMOVE(&m->in_flight[idx], io, link);
+        if (io->state == ZR_IO_DONE) {
+            QTAILQ_INSERT_TAIL(&held, io, link);
+        } else {
+            io->state = ZR_IO_DETACHED;
+        }
+    }
+    zr_zone_report_held(m, &held, ZR_OK);
+}
+
+/*
+ * The data of @io did not reach the medium: the write pointer goes back to
+ * where it started, as on a drive that failed the media write and never
+ * advanced.  Every later write of the zone started at a write pointer this
+ * one moved; on a drive they would have arrived off the write pointer, so
+ * they are overtaken and end as UNALIGNED WRITE (at once if their data is
+ * already written and they were held, else when it is).  A zone that was
+ * FULL only because of the writes in flight is open again (taking an open
+ * resource if one can be had, else CLOSED); one at its start again is
+ * EMPTY unless the host opened it explicitly.
+ */
+static void zr_zone_write_rollback(ZrZoneModel *m, ZrZoneIo *io)
+{
+    ZrZone *z = &m->zones[io->zone];
+    ZrZoneIoList *list = &m->in_flight[io->zone];
+    ZrZoneIoList held = QTAILQ_HEAD_INITIALIZER(held);
+    ZrZoneIo *later;
+
+    while ((later = QTAILQ_NEXT(io, link))) {
+        QTAILQ_REMOVE(list, later, link);
+        m->stats.writes_overtaken++;
+        if (later->state == ZR_IO_DONE) {
+            QTAILQ_INSERT_TAIL(&held, later, link);
+        } else {
+            later->state = ZR_IO_OVERTAKEN;
+        }
+    }
+    QTAILQ_REMOVE(list, io, link);
+    m->stats.write_failures++;
+    trace_zr_zone_write_rollback(io->zone, z->wp, io->lba);
+    z->wp = io->lba;
+    z->wend = MIN(z->wend, z->wp);
+    zr_zone_touch(m, io->zone);
+
+    if (z->cond == ZR_COND_FULL) {
+        zr_zone_assign_cond(m, z, ZR_COND_CLOSED);
+        if (z->wp != z->start &&
+            zr_zone_check_resources(m, z) == ZR_OK) {
+            zr_zone_make_room(m, z);
+            zr_zone_assign_cond(m, z, ZR_COND_IMP_OPEN);
+        }
+    }
+    if (z->wp == z->start &&
+        (z->cond == ZR_COND_IMP_OPEN || z->cond == ZR_COND_CLOSED)) {
+        zr_zone_assign_cond(m, z, ZR_COND_EMPTY);
+    }
+    zr_zone_report_held(m, &held, ZR_ERR_UNALIGNED_WRITE);
+}
+
+/*
+ * The data transfer of a write begun with zr_zone_write_begin() (or an
+ * append) is over; @ok says whether the data is on the medium.  Returns
+ * what to report for it now:
+ *  - ZR_OK: done (the caller reports its own transfer error, if any);
+ *  - ZR_ERR_UNALIGNED_WRITE: an earlier write of its zone failed (see
+ *    zr_zone_write_rollback()); its data lies above the write pointer and
+ *    must be reported as not written;
+ *  - ZR_WAIT: written, but an earlier write of the zone is still moving;
+ *    the model calls the io_done callback when it may be reported.
+ * Writes that were held and may now be reported go to the callback before
+ * this returns.
+ */
+ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok)
+{
+    ZrZoneIoList *list;
+    ZrZoneIoList held = QTAILQ_HEAD_INITIALIZER(held);
+    ZrZoneIo *next;
+
+    switch (io->state) {
+    case ZR_IO_IN_FLIGHT:
+        break;
+    case ZR_IO_OVERTAKEN:
+        trace_zr_zone_write_overtaken(io->zone, io->lba, io->len);
+        io->state = ZR_IO_IDLE;
+        return zr_zone_count(m, ZR_ERR_UNALIGNED_WRITE);
+    case ZR_IO_DONE:
+        /* Only ever set here; a second end of one write is a bug. */
+        g_assert_not_reached();
+    default:
+        io->state = ZR_IO_IDLE;
+        return ZR_OK;
+    }
+
+    list = &m->in_flight[io->zone];
+    trace_zr_zone_write_end(io->zone, io->lba, io->len, ok);
+    if (!ok) {
+        zr_zone_write_rollback(m, io);
+        io->state = ZR_IO_IDLE;
+        return ZR_OK;
+    }
+    if (io != QTAILQ_FIRST(list)) {
+        assert(m->io_done);
+        io->state = ZR_IO_DONE;
+        return ZR_WAIT;
+    }
+    QTAILQ_REMOVE(list, io, link);
+    io->state = ZR_IO_IDLE;
+    while ((next = QTAILQ_FIRST(list)) && next->state == ZR_IO_DONE) {
+        QTAILQ_REMOVE(list, next, link);
+        QTAILQ_INSERT_TAIL(&held, next, link);
+    }
+    zr_zone_touch(m, io->zone);
+    zr_zone_report_held(m, &held, ZR_OK);
+    return ZR_OK;
+}
+
+/*
+ * The front-end drops a write it began (its request is freed, e.g. after
+ * an abort) without waiting for zr_zone_write_end() or the io_done call.
+ * Only a held write (data written) can be dropped; one still moving holds
+ * its request until its transfer ends.
+ */
+void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io)
+{
+    if (io->state == ZR_IO_DONE) {
+        QTAILQ_REMOVE(&m->in_flight[io->zone], io, link);
+    } else {
+        assert(io->state != ZR_IO_IN_FLIGHT);
+    }
+    io->state = ZR_IO_IDLE;
+}
+
+/* Has zone @idx no write in flight? */
+bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx)
+{
+    return QTAILQ_EMPTY(&m->in_flight[idx]);
+}
+
+/*
+ * Zone @idx as it stands on the medium: the write pointer stops at the
+ * first write still in flight (every block below it was written), and a
+ * zone FULL only because of writes in flight is not.  Conditions are kept
+ * otherwise: an open zone is stored open, power-on closes it.
+ */
+void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out)
+{
+    const ZrZoneIo *first = QTAILQ_FIRST(&m->in_flight[idx]);
+
+    *out = m->zones[idx];
+    if (!first) {
+        return;
+    }
+    out->wp = first->lba;
+    out->wend = MIN(out->wend, out->wp);
+    if (out->cond == ZR_COND_FULL) {
+        out->cond = out->wp == out->start ? ZR_COND_EMPTY : ZR_COND_CLOSED;
+    } else if (out->cond == ZR_COND_IMP_OPEN && out->wp == out->start) {
+        out->cond = ZR_COND_EMPTY;
+    }
 }
 
 /*
@@ -244,6 +475,7 @@ static ZrResult zr_zone_inject(ZrZoneModel *m, uint64_t lba, ZrZoneCond cond)
     if (z->cond == ZR_COND_OFFLINE) {
         return z->cond == cond ? ZR_OK : ZR_ERR_OFFLINE;
     }
+    zr_zone_detach(m, zr_zone_index(m, z));
     zr_zone_assign_cond(m, z, cond);
     return ZR_OK;
 }

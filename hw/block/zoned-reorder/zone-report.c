@@ -130,6 +130,7 @@ const char *zr_result_name(ZrResult res)
         [ZR_ERR_INVALID_TRANSITION] = "invalid-transition",
         [ZR_ERR_READ_BEYOND_WP] = "read-beyond-wp",
         [ZR_ERR_GAP] = "gap",
+        [ZR_WAIT] = "wait",
     };
 
     return res < ZR_RESULT__MAX ? names[res] : "invalid";

@@ -97,6 +97,7 @@ void zr_zone_assign_cond(ZrZoneModel *m, ZrZone *z, ZrZoneCond cond)
     }
 
     z->cond = cond;
+    zr_zone_touch(m, idx);
 
     switch (cond) {
     case ZR_COND_IMP_OPEN:
@@ -286,6 +287,11 @@ static ZrResult zr_zone_finish_op(ZrZoneModel *m, ZrZone *z, bool check)
         /* fall through */
     case ZR_COND_IMP_OPEN:
     case ZR_COND_EXP_OPEN:
+        /*
+         * Nothing is written: wend stays, and the blocks from there read
+         * as the initialization pattern (ZBC-2 "FINISH ZONE command").
+         */
+        zr_zone_detach(m, zr_zone_index(m, z));
         z->wp = z->start + z->cap;
         zr_zone_assign_cond(m, z, ZR_COND_FULL);
         /* fall through */
@@ -305,7 +311,9 @@ static ZrResult zr_zone_reset_op(ZrZoneModel *m, ZrZone *z)
     case ZR_COND_EXP_OPEN:
     case ZR_COND_CLOSED:
     case ZR_COND_FULL:
+        zr_zone_detach(m, zr_zone_index(m, z));
         z->wp = z->start;
+        z->wend = z->start;
         zr_zone_assign_cond(m, z, ZR_COND_EMPTY);
         /* fall through */
     case ZR_COND_EMPTY:
@@ -447,7 +455,8 @@ ZrResult zr_zone_mgmt(ZrZoneModel *m, ZrZoneOp op, uint64_t lba, bool all)
 /*
  * Power on with persistent zone state: open conditions do not survive a
  * power cycle; open zones come back CLOSED (ZBC-2: EMPTY when nothing was
- * written), exactly as a close of every zone.
+ * written), exactly as a close of every zone.  Write pointers stay: a
+ * write still in flight (a system reset cancels it) ends as usual.
  */
 void zr_zone_model_power_on(ZrZoneModel *m)
 {

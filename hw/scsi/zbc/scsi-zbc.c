@@ -226,7 +226,7 @@ void zbc_req_acct_start(ZbcReq *r, size_t bytes, enum BlockAcctType type)
  * or failed.  Returns true when the caller goes on with its success path;
  * either way the caller then drops the reference it took for the I/O.
  */
-bool zbc_req_aio_done(ZbcReq *r, int ret)
+bool zbc_req_aio_done(ZbcReq *r, int ret, ZbcAccess access)
 {
     BlockAcctStats *stats = blk_get_stats(r->req.dev->conf.blk);
     bool ok = ret >= 0 && !r->req.io_canceled;
@@ -243,7 +243,7 @@ bool zbc_req_aio_done(ZbcReq *r, int ret)
     if (r->req.io_canceled) {
         scsi_req_cancel_complete(&r->req);
     } else if (ret < 0) {
-        zbc_fail_errno(r, ret);
+        zbc_fail_errno(r, ret, access);
     }
     return ok;
 }
@@ -353,8 +353,8 @@ static void zbc_free_req(SCSIRequest *req)
 
     /* Cancelled after it started: the engine still counts it in flight. */
     zbc_req_end_dispatch(r);
+    zr_zone_write_forget(&zbc_state(r)->zones, &r->zio);
     qemu_vfree(r->buf);
-    g_free(r->zero);
 }
 
 static const SCSIReqOps zbc_reqops = {
@@ -650,6 +650,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     if (!zbc_geometry(s, errp)) {
         return;
     }
+    zr_zone_set_io_done(&s->zones, zbc_write_released, s);
     /*
      * One queue: a SCSI LU sees one task set, so `spec` and `rr` keep
      * arrival order; `random` and `reverse` reorder.

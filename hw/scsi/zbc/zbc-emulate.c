@@ -76,7 +76,7 @@ static void zbc_stop_flushed(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
 
-    if (zbc_req_aio_done(r, ret)) {
+    if (zbc_req_aio_done(r, ret, ZBC_ACCESS_ZONE_MGMT)) {
         zbc_state(r)->stopped = true;
         zbc_req_complete(r);
     }

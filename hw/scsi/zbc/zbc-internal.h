@@ -64,12 +64,6 @@ typedef enum ZbcPhase {
 
 typedef struct ZbcReq ZbcReq;
 
-/* A range of blocks. */
-typedef struct ZbcRange {
-    uint64_t lba;
-    uint64_t nb;
-} ZbcRange;
-
 /* One supported command (an opcode, or an opcode and service action). */
 typedef struct ZbcCmd {
     const char *name;
@@ -111,9 +105,7 @@ struct ZbcReq {
     QEMUIOVector qiov;
     BlockAcctCookie acct;
     bool acct_started;
-    /* ZBC OUT FINISH: unwritten ranges still to be zeroed */
-    ZbcRange *zero;
-    uint32_t nr_zero, next_zero;
+    ZrZoneIo zio;           /* WRITE: in the zone model until reported */
 };
 
 static inline ZbcState *zbc_state(ZbcReq *r)
@@ -130,12 +122,12 @@ int32_t zbc_req_data_in(ZbcReq *r, size_t len);
 void zbc_req_complete(ZbcReq *r);
 void zbc_req_end_dispatch(ZbcReq *r);
 void zbc_req_acct_start(ZbcReq *r, size_t bytes, enum BlockAcctType type);
-bool zbc_req_aio_done(ZbcReq *r, int ret);
+bool zbc_req_aio_done(ZbcReq *r, int ret, ZbcAccess access);
 
 /* zbc-sense.c */
 void zbc_check_condition(ZbcReq *r, SCSISense sense, const char *why);
 void zbc_fail_zone(ZbcReq *r, ZrResult res, ZbcAccess access);
-void zbc_fail_errno(ZbcReq *r, int ret);
+void zbc_fail_errno(ZbcReq *r, int ret, ZbcAccess access);
 void zbc_fail_stopped(ZbcReq *r);
 SCSISense zbc_sense_stopped(void);
 
@@ -189,6 +181,7 @@ int32_t zbc_write_send(ZbcReq *r);
 void zbc_write_data_out(ZbcReq *r);
 void zbc_read_start(ZbcReq *r);
 void zbc_write_start(ZbcReq *r);
+void zbc_write_released(ZrZoneIo *io, ZrResult res, void *opaque);
 int32_t zbc_sync_send(ZbcReq *r);
 void zbc_sync_start(ZbcReq *r);
 void zbc_submit(ZbcReq *r);

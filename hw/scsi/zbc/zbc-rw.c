@@ -9,11 +9,14 @@
  * decides when it starts: at once in arrival order with reorder=none, or
  * from a bottom half that sees the whole batch an HBA queued (every
  * command of one virtqueue kick) with the other policies.  The write
- * pointer is checked when the command starts (zr_zone_write()), so the
- * policy's order is the order the guest observes, and the data moves
- * afterwards.  A write whose backend I/O fails or is cancelled has
- * already moved the write pointer, as on a drive that failed the media
- * write.
+ * pointer is checked when the command starts (zr_zone_write_begin()), so
+ * the policy's order is the order the guest observes, and the data moves
+ * afterwards.  A write is reported only once its data and that of every
+ * earlier write of its zone is on the drive (zr_zone_write_end()): a
+ * failed backend write takes the write pointer back to where it started
+ * and answers WRITE ERROR (or what the host error maps to), and the later
+ * writes of its zone then answer UNALIGNED WRITE COMMAND, as they would on
+ * a drive that never advanced its write pointer.
  */
 
 #include "qemu/osdep.h"
@@ -114,18 +117,66 @@ static void zbc_read_done(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
 
-    if (zbc_req_aio_done(r, ret)) {
+    if (zbc_req_aio_done(r, ret, ZBC_ACCESS_READ)) {
         zbc_read_finish(r);
     }
     scsi_req_unref(&r->req);
 }
 
-/* Writes and flushes: GOOD once the backend is done. */
+/* Report a write the zone model says may be reported (@res). */
+static void zbc_write_report(ZbcReq *r, ZrResult res)
+{
+    if (res == ZR_OK) {
+        zbc_req_complete(r);
+    } else {
+        zbc_fail_zone(r, res, ZBC_ACCESS_WRITE);
+    }
+}
+
+/*
+ * The zone model releases a write it held back (ZR_WAIT below) because
+ * the earlier writes of its zone are done: report it, unless the HBA
+ * cancelled it meanwhile, and drop the reference the hold kept.
+ */
+void zbc_write_released(ZrZoneIo *io, ZrResult res, void *opaque)
+{
+    ZbcReq *r = container_of(io, ZbcReq, zio);
+
+    trace_zbc_write_released(r->req.tag, zr_result_name(res));
+    if (!r->req.io_canceled) {
+        zbc_write_report(r, res);
+    }
+    scsi_req_unref(&r->req);
+}
+
+/*
+ * The backend is done with a write.  The zone model decides what may be
+ * reported: now, or once the earlier writes of the zone are (then the
+ * request stays referenced until zbc_write_released()).
+ */
 static void zbc_write_done(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
+    ZbcState *s = zbc_state(r);
+    ZrResult res = zr_zone_write_end(&s->zones, &r->zio, ret >= 0);
 
-    if (zbc_req_aio_done(r, ret)) {
+    if (!zbc_req_aio_done(r, ret, ZBC_ACCESS_WRITE)) {
+        /* Failed (reported) or cancelled: a held write is dropped. */
+        zr_zone_write_forget(&s->zones, &r->zio);
+    } else if (res == ZR_WAIT) {
+        trace_zbc_write_held(r->req.tag, r->lba, r->nb);
+        return;
+    } else {
+        zbc_write_report(r, res);
+    }
+    scsi_req_unref(&r->req);
+}
+
+static void zbc_sync_done(void *opaque, int ret)
+{
+    ZbcReq *r = opaque;
+
+    if (zbc_req_aio_done(r, ret, ZBC_ACCESS_WRITE)) {
         zbc_req_complete(r);
     }
     scsi_req_unref(&r->req);
@@ -146,8 +197,10 @@ static void zbc_rw_start(ZbcReq *r, bool write)
         /* Counted with the writes off the write pointer. */
         s->zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]++;
         res = ZR_ERR_UNALIGNED_WRITE;
-    } else if (write) {
+    } else if (write && s->null_backed) {
         res = zr_zone_write(&s->zones, r->lba, r->nb);
+    } else if (write) {
+        res = zr_zone_write_begin(&s->zones, r->lba, r->nb, &r->zio);
     } else {
         res = zbc_zone_read_check(s, r->lba, r->nb);
     }
@@ -219,7 +272,7 @@ void zbc_sync_start(ZbcReq *r)
     }
     zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
     scsi_req_ref(&r->req);
-    r->req.aiocb = blk_aio_flush(blk, zbc_write_done, r);
+    r->req.aiocb = blk_aio_flush(blk, zbc_sync_done, r);
 }
 
 /*

@@ -49,6 +49,13 @@ static const SCSISense sense_code_ZBC_NO_ZONE_RESOURCES = {
     .key = DATA_PROTECT, .asc = 0x55, .ascq = 0x0e
 };
 /*
+ * MEDIUM ERROR: WRITE ERROR, what a drive reports for a failed media
+ * write (SBC-4 "WRITE(16) command"; SPC-5 ASC 0Ch).
+ */
+static const SCSISense sense_code_ZBC_WRITE_ERROR = {
+    .key = MEDIUM_ERROR, .asc = 0x0c, .ascq = 0x00
+};
+/*
  * NOT READY: LOGICAL UNIT NOT READY, INITIALIZING COMMAND REQUIRED, the
  * state after START STOP UNIT with START = 0 (SBC-4 "START STOP UNIT
  * command": a START STOP UNIT with START = 1 makes the LU ready again).
@@ -112,11 +119,29 @@ void zbc_fail_zone(ZbcReq *r, ZrResult res, ZbcAccess access)
     zbc_check_condition(r, zbc_sense_zone(res, access), zr_result_name(res));
 }
 
-/* A backend I/O error, mapped as QEMU's other SCSI devices map them. */
-void zbc_fail_errno(ZbcReq *r, int ret)
+/*
+ * A backend I/O error, mapped as QEMU's other SCSI devices map them
+ * (scsi_sense_from_errno(): ENOSPC is SPACE ALLOCATION FAILED, ENOMEDIUM
+ * MEDIUM NOT PRESENT, ...), except that an error with no mapping of its
+ * own (EIO) is what a drive says when the medium failed: WRITE ERROR for a
+ * write, UNRECOVERED READ ERROR for a read, rather than QEMU's ABORTED
+ * COMMAND, which hosts retry as a transport problem.
+ */
+void zbc_fail_errno(ZbcReq *r, int ret, ZbcAccess access)
 {
     SCSISense sense = SENSE_CODE(IO_ERROR);
     int status = scsi_sense_from_errno(-ret, &sense);
+
+    if (status == CHECK_CONDITION &&
+        sense.key == sense_code_IO_ERROR.key &&
+        sense.asc == sense_code_IO_ERROR.asc &&
+        sense.ascq == sense_code_IO_ERROR.ascq) {
+        if (access == ZBC_ACCESS_WRITE) {
+            sense = SENSE_CODE(ZBC_WRITE_ERROR);
+        } else if (access == ZBC_ACCESS_READ) {
+            sense = SENSE_CODE(READ_ERROR);
+        }
+    }
 
     trace_zbc_err_io(r->req.tag, r->cmd ? r->cmd->name : "?", ret);
     if (status == CHECK_CONDITION) {

@@ -152,11 +152,12 @@ bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb)
 }
 
 /*
- * Blocks of sequential zones at or above the write pointer (gap zones
- * included) hold no data written since the zone was last reset: they read
- * as the initialization pattern, zeros, whatever the drive holds there
- * from before (a reset does not erase the drive; FINISH ZONE writes the
- * zeros itself, see zbc-out.c).
+ * Blocks of sequential zones at or above the end of the written data
+ * (ZrZone.wend: the write pointer, except after FINISH ZONE, which moves
+ * the write pointer without writing) hold no data written since the zone
+ * was last reset, gap zones included: they read as the initialization
+ * pattern, zeros, whatever the drive holds there from before (a reset
+ * erases nothing, a failed write may have left data behind).
  */
 void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
                              uint8_t *buf)
@@ -168,7 +169,7 @@ void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
         uint64_t zend = MIN(end, z->start + z->size);
 
         if (zr_zone_is_seq(z)) {
-            uint64_t from = MAX(pos, z->wp);
+            uint64_t from = MAX(pos, z->wend);
 
             if (from < zend) {
                 memset(buf + (from - lba) * s->block_size, 0,

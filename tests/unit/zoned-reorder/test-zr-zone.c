@@ -9,6 +9,7 @@
 
 #include "qemu/osdep.h"
 #include "qapi/error.h"
+#include "qemu/bitmap.h"
 #include "hw/block/zoned-reorder/zone.h"
 
 #define ZS 16           /* zone size in blocks */
@@ -1050,6 +1051,235 @@ static void test_power_on(void)
     zr_zone_model_cleanup(&m);
 }
 
+/*
+ * ------------------------------------------------------------------------
+ * Writes in flight
+ */
+
+typedef struct Reported {
+    ZrZoneIo *io[8];
+    ZrResult res[8];
+    int n;
+} Reported;
+
+static void record_done(ZrZoneIo *io, ZrResult res, void *opaque)
+{
+    Reported *rep = opaque;
+
+    g_assert_cmpint(rep->n, <, 8);
+    rep->io[rep->n] = io;
+    rep->res[rep->n++] = res;
+}
+
+static void committed_of(const ZrZoneModel *m, uint32_t i, uint64_t *wp,
+                         uint8_t *cond)
+{
+    ZrZone z;
+
+    zr_zone_committed(m, i, &z);
+    *wp = z.wp;
+    *cond = z.cond;
+}
+
+/* Completions in order and out of order; a held write waits for the first. */
+static void test_inflight_order(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a, b, c;
+    Reported rep = { 0 };
+    uint64_t wp;
+    uint8_t cond;
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, 4, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 8, 8, &c), ==, ZR_OK);
+    /* The write pointer is reserved: the zone looks FULL to new writes. */
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_FULL);
+    g_assert_false(zr_zone_idle(&m, 1));
+    committed_of(&m, 1, &wp, &cond);
+    g_assert_cmpuint(wp, ==, zstart(1));
+    g_assert_cmpint(cond, ==, ZR_COND_EMPTY);
+
+    /* c and b finish first: held */
+    g_assert_cmpint(zr_zone_write_end(&m, &c, true), ==, ZR_WAIT);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+    g_assert_cmpint(rep.n, ==, 0);
+    committed_of(&m, 1, &wp, &cond);
+    g_assert_cmpuint(wp, ==, zstart(1));
+    /* a finishes: reported now, b and c through the callback, in order */
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 2);
+    g_assert_true(rep.io[0] == &b && rep.io[1] == &c);
+    g_assert_cmpint(rep.res[0], ==, ZR_OK);
+    g_assert_cmpint(rep.res[1], ==, ZR_OK);
+    g_assert_true(zr_zone_idle(&m, 1));
+    committed_of(&m, 1, &wp, &cond);
+    g_assert_cmpuint(wp, ==, zstart(1) + ZS);
+    g_assert_cmpint(cond, ==, ZR_COND_FULL);
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
+/*
+ * A failed transfer takes the write pointer back; later writes of the zone
+ * are overtaken: a held one is reported UNALIGNED at once, one still moving
+ * when it ends.  Writes of other zones are not touched.
+ */
+static void test_inflight_failure(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a, b, c, d, o;
+    Reported rep = { 0 };
+    uint64_t wp;
+    uint8_t cond;
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write(&m, zstart(1), 2), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 2, 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 6, 4, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 10, 6, &c), ==,
+                    ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(2), 4, &o), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_FULL);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+
+    /* a fails: back to where it started, zone open again */
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_cmpuint(m.zones[1].wp, ==, zstart(1) + 2);
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_IMP_OPEN);
+    g_assert_cmpint(rep.n, ==, 1);
+    g_assert_true(rep.io[0] == &b);
+    g_assert_cmpint(rep.res[0], ==, ZR_ERR_UNALIGNED_WRITE);
+    /* c's data landed above the write pointer: not written */
+    g_assert_cmpint(zr_zone_write_end(&m, &c, true), ==,
+                    ZR_ERR_UNALIGNED_WRITE);
+    g_assert_cmpuint(m.stats.write_failures, ==, 1);
+    g_assert_cmpuint(m.stats.writes_overtaken, ==, 2);
+    /* the host writes again at the write pointer */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 2, 4, &d), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &d, true), ==, ZR_OK);
+    committed_of(&m, 1, &wp, &cond);
+    g_assert_cmpuint(wp, ==, zstart(1) + 6);
+    g_assert_cmpint(zr_zone_write_end(&m, &o, true), ==, ZR_OK);
+    g_assert_cmpuint(m.zones[2].wp, ==, zstart(2) + 4);
+
+    /* a first write that fails leaves the zone EMPTY */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(3), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 3), ==, ZR_COND_EMPTY);
+    g_assert_cmpuint(zr_zone_nr_open(&m), ==, 2);
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
+/* A zone full through writes in flight, at the open limit, fails back. */
+static void test_inflight_failure_full(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a;
+    Reported rep = { 0 };
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 1, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write(&m, zstart(1), 4), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, ZS - 4, &a), ==,
+                    ZR_OK);
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_FULL);
+    g_assert_cmpint(zr_zone_open(&m, zstart(2)), ==, ZR_OK);
+    /* no open resource: the zone comes back CLOSED, not over the limit */
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_CLOSED);
+    g_assert_cmpuint(m.zones[1].wp, ==, zstart(1) + 4);
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
+/*
+ * Reset and finish while writes are in flight: the writes happened before;
+ * held ones are reported done, moving ones end OK and move nothing.  A
+ * finish keeps the written end where the data stops.
+ */
+static void test_inflight_zone_ops(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a, b;
+    Reported rep = { 0 };
+    ZrZone z;
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, 4, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+    g_assert_cmpint(zr_zone_reset(&m, zstart(1)), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 1);
+    g_assert_cmpint(rep.res[0], ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_cmpuint(m.zones[1].wp, ==, zstart(1));
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_EMPTY);
+
+    g_assert_cmpint(zr_zone_write(&m, zstart(2), 5), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(2) + 5, 3, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_finish(&m, zstart(2)), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    zr_zone_committed(&m, 2, &z);
+    g_assert_cmpint(z.cond, ==, ZR_COND_FULL);
+    g_assert_cmpuint(z.wp, ==, zstart(2) + ZS);
+    g_assert_cmpuint(z.wend, ==, zstart(2) + 8);
+    /* FINISH of a zone written up to 3 blocks: reads from 3 are zeros */
+    g_assert_cmpint(zr_zone_write(&m, zstart(3), 3), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_finish(&m, zstart(3)), ==, ZR_OK);
+    g_assert_cmpuint(m.zones[3].wend, ==, zstart(3) + 3);
+    g_assert_cmpint(zr_zone_reset(&m, zstart(3)), ==, ZR_OK);
+    g_assert_cmpuint(m.zones[3].wend, ==, zstart(3));
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
+/* A held write whose request goes away is forgotten without a report. */
+static void test_inflight_forget(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a, b;
+    Reported rep = { 0 };
+
+    model_init(&m, ZR_FLAVOUR_ZNS, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(0), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(0) + 4, 4, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+    zr_zone_write_forget(&m, &b);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 0);
+    g_assert_true(zr_zone_idle(&m, 0));
+    g_assert_cmpuint(m.zones[0].wp, ==, zstart(0) + 8);
+    zr_zone_model_cleanup(&m);
+}
+
+/* Dirty bits follow every change of what persistence would store. */
+static void test_dirty(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a;
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    g_assert_true(test_bit(0, m.dirty) && test_bit(NZ - 1, m.dirty));
+    bitmap_zero(m.dirty, m.nr_zones);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(2), 4, &a), ==, ZR_OK);
+    g_assert_true(test_bit(2, m.dirty));
+    bitmap_zero(m.dirty, m.nr_zones);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    g_assert_true(test_bit(2, m.dirty));
+    g_assert_false(test_bit(1, m.dirty));
+    bitmap_zero(m.dirty, m.nr_zones);
+    g_assert_cmpint(zr_zone_open(&m, zstart(5)), ==, ZR_OK);
+    g_assert_true(test_bit(5, m.dirty));
+    zr_zone_model_cleanup(&m);
+}
+
 static void test_names(void)
 {
     int i;
@@ -1102,6 +1332,17 @@ int main(int argc, char **argv)
     g_test_add_func("/zoned-reorder/zone/report", test_report);
     g_test_add_func("/zoned-reorder/zone/post-load", test_post_load);
     g_test_add_func("/zoned-reorder/zone/power-on", test_power_on);
+    g_test_add_func("/zoned-reorder/zone/in-flight/order",
+                    test_inflight_order);
+    g_test_add_func("/zoned-reorder/zone/in-flight/failure",
+                    test_inflight_failure);
+    g_test_add_func("/zoned-reorder/zone/in-flight/failure-full",
+                    test_inflight_failure_full);
+    g_test_add_func("/zoned-reorder/zone/in-flight/zone-ops",
+                    test_inflight_zone_ops);
+    g_test_add_func("/zoned-reorder/zone/in-flight/forget",
+                    test_inflight_forget);
+    g_test_add_func("/zoned-reorder/zone/dirty", test_dirty);
     g_test_add_func("/zoned-reorder/zone/names", test_names);
     return g_test_run();
 }

@@ -18,6 +18,8 @@
 #ifndef HW_BLOCK_ZONED_REORDER_ZONE_H
 #define HW_BLOCK_ZONED_REORDER_ZONE_H
 
+#include "qemu/queue.h"
+
 /*
  * Zone type.  Values are stable: they are stored in ZrZone.type and so
  * become part of any saved state.
@@ -71,6 +73,7 @@ typedef enum ZrResult {
     ZR_ERR_INVALID_TRANSITION,  /* op not allowed from this condition */
     ZR_ERR_READ_BEYOND_WP,      /* checked read above the write pointer */
     ZR_ERR_GAP,                 /* access in [capacity, size) of a zone */
+    ZR_WAIT,                    /* not an error: reported later (ZrZoneIo) */
     ZR_RESULT__MAX
 } ZrResult;
 
@@ -136,11 +139,58 @@ typedef struct ZrZone {
     uint64_t size;          /* blocks; only the last zone may be smaller */
     uint64_t cap;           /* writable blocks from start; <= size */
     uint64_t wp;            /* write pointer (LBA); start for conventional */
+    /*
+     * End of the blocks written since the zone was last reset, <= wp:
+     * blocks from here up read as the initialization pattern.  Below wp
+     * only after a FINISH, which moves wp without writing anything.
+     */
+    uint64_t wend;
     uint64_t lru;           /* stamp of last implicit open or write */
     uint8_t type;           /* ZrZoneType */
     uint8_t cond;           /* ZrZoneCond */
     uint8_t reserved[6];
 } ZrZone;
+
+/*
+ * A write or append between its start and the moment it may be reported.
+ * The front-end embeds one in each request; zr_zone_write_begin() checks
+ * the command, moves the write pointer (so the next write of the zone is
+ * checked against it, in start order) and links it to its zone;
+ * zr_zone_write_end() says whether the data reached the medium.
+ *
+ * A write is reported done only once every earlier write of its zone is:
+ * a drive writes a zone in order, so a write completing while an earlier
+ * one is still in flight waits (ZR_IO_DONE), and if the earlier one fails
+ * it never happened (UNALIGNED WRITE).  So no write is reported that the
+ * write pointer does not cover.  While a zone has writes in flight its
+ * *committed* state (zr_zone_committed(), what persistence stores) stops
+ * at the first of them: everything below is data that was written.
+ */
+typedef enum ZrZoneIoState {
+    ZR_IO_IDLE = 0,         /* not tracked (conventional zone, no blocks) */
+    ZR_IO_IN_FLIGHT,        /* on its zone's list, data moving */
+    ZR_IO_DONE,             /* on the list, data written, earlier one moving */
+    ZR_IO_OVERTAKEN,        /* an earlier write of the zone failed */
+    ZR_IO_DETACHED,         /* the zone was reset, finished or failed since */
+} ZrZoneIoState;
+
+typedef struct ZrZoneIo {
+    QTAILQ_ENTRY(ZrZoneIo) link;
+    uint64_t lba;
+    uint64_t len;
+    uint32_t zone;
+    uint8_t state;          /* ZrZoneIoState */
+} ZrZoneIo;
+
+typedef QTAILQ_HEAD(, ZrZoneIo) ZrZoneIoList;
+
+/*
+ * A write that zr_zone_write_end() held back (ZR_WAIT) may now be
+ * reported: @res is ZR_OK or ZR_ERR_UNALIGNED_WRITE.  Called from inside
+ * zr_zone_write_end() of another write or a zone operation, once the
+ * model is consistent again.
+ */
+typedef void ZrZoneIoDoneFn(ZrZoneIo *io, ZrResult res, void *opaque);
 
 typedef struct ZrZoneStats {
     uint64_t writes;            /* successful writes (incl. conventional) */
@@ -148,6 +198,8 @@ typedef struct ZrZoneStats {
     uint64_t blocks_written;
     uint64_t implicit_opens;
     uint64_t implicit_closes;   /* implicitly open zones closed for a slot */
+    uint64_t write_failures;    /* writes whose data transfer failed */
+    uint64_t writes_overtaken;  /* started behind a write that then failed */
     uint64_t ops[ZR_ZONE_OP__MAX];  /* successful zone management ops */
     uint64_t errors[ZR_RESULT__MAX];    /* every non-ZR_OK result returned */
 } ZrZoneStats;
@@ -171,6 +223,17 @@ typedef struct ZrZoneModel {
     uint32_t *imp_open;
     uint32_t *imp_pos;
     uint64_t lru_clock;
+
+    /* Writes in flight per zone, in start (= LBA) order.  Not saved. */
+    ZrZoneIoList *in_flight;
+    ZrZoneIoDoneFn *io_done;
+    void *io_done_opaque;
+
+    /*
+     * Zones whose committed state (zr_zone_committed()) may have changed
+     * since the bit was last cleared: what a persistence layer must write.
+     */
+    unsigned long *dirty;
 
     ZrZoneStats stats;
 } ZrZoneModel;
@@ -222,12 +285,25 @@ static inline ZrResult zr_zone_reset(ZrZoneModel *m, uint64_t lba)
     return zr_zone_mgmt(m, ZR_ZONE_OP_RESET, lba, false);
 }
 
-/* I/O checks; write and append commit, the _check variants do not */
+/*
+ * I/O checks.  write and append commit at once (the data is taken as
+ * written); the _begin variants track the write until zr_zone_write_end();
+ * the _check variant changes nothing.
+ */
 ZrResult zr_zone_write_check(const ZrZoneModel *m, uint64_t lba,
                              uint64_t len);
 ZrResult zr_zone_write(ZrZoneModel *m, uint64_t lba, uint64_t len);
 ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
                         uint64_t *lba_out);
+ZrResult zr_zone_write_begin(ZrZoneModel *m, uint64_t lba, uint64_t len,
+                             ZrZoneIo *io);
+ZrResult zr_zone_append_begin(ZrZoneModel *m, uint64_t zslba, uint64_t len,
+                              uint64_t *lba_out, ZrZoneIo *io);
+ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok);
+void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io);
+void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque);
+void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out);
+bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx);
 ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
                             uint64_t len, unsigned flags);
 
