@@ -2170,6 +2170,220 @@ static void test_finish_all_zeroes(void)
 
 /*
  * ------------------------------------------------------------------------
+ * Zone state on a drive of its own (zone-state=)
+ */
+
+#define ZS_DRIVES   "-drive if=none,id=d0,format=raw,file=%s " \
+                    "-drive if=none,id=zs0,format=raw,file=%s "
+#define ZS_DEVICE   "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0," \
+                    "drive=d0,zone-state=zs0,"
+
+static ZrScsi *boot_state(const char *img, const char *state,
+                          const char *props)
+{
+    return zr_scsi_start(ZS_DRIVES ZS_DEVICE "%s", img, state, props);
+}
+
+/* All the zone descriptors of the disk. */
+static size_t report_all(ZrScsi *s, ZrZoneDesc *d, size_t max)
+{
+    uint32_t list;
+    ZrScsiResp r;
+    size_t n = report(s, 0, 0, false, 64 + 64 * max, &list, d, max, &r);
+
+    zr_assert_good(&r);
+    return n;
+}
+
+/*
+ * Zones written, opened, closed, finished and made READ ONLY; QEMU quits
+ * (SIGTERM: the VM stops, the state is written) and starts again on the
+ * same drives: the same zones and data, open zones CLOSED (EMPTY when
+ * nothing was written), and a third start reports exactly what the second
+ * did.  The state drive starts as an empty file and is formatted.
+ */
+static void test_zone_state_restart(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    g_autofree char *state = make_image(0, 0);
+    ZrZoneDesc a[NZ], b[NZ];
+    uint8_t buf[3 * BS];
+    ZrScsiResp r;
+    ZrScsi *s;
+    size_t n;
+
+    s = boot_state(img, state, GEOMETRY);
+    write_ok(s, zs(2), 2, 0x22);                    /* IMPLICITLY OPEN */
+    zone_ok(s, SA_OPEN, zs(3), false);              /* EXPLICITLY OPEN */
+    write_ok(s, zs(4), 3, 0x44);
+    zone_ok(s, SA_OPEN, zs(4), false);              /* ... with data */
+    write_ok(s, zs(5), ZB, 0x55);                   /* FULL */
+    write_ok(s, zs(6), 1, 0x66);
+    zone_ok(s, SA_FINISH, zs(6), false);            /* FULL, 1 written */
+    write_ok(s, zs(7), 1, 0x77);
+    zone_ok(s, SA_CLOSE, zs(7), false);             /* CLOSED */
+    inject(s, "inject-read-only", zs(8));
+    /* Each zone operation made it durable before completing. */
+    g_assert_cmpuint(qom_u64(s, "stats.zone-state-syncs"), >=, 4);
+    zr_scsi_stop(s);
+
+    s = boot_state(img, state, GEOMETRY);
+    check_zone(s, zs(2), C_CLOSED, zs(2) + 2);
+    check_zone(s, zs(3), C_EMPTY, zs(3));
+    check_zone(s, zs(4), C_CLOSED, zs(4) + 3);
+    check_zone(s, zs(5), C_FULL, zs(6));
+    check_zone(s, zs(6), C_FULL, zs(7));
+    check_zone(s, zs(7), C_CLOSED, zs(7) + 1);
+    g_assert_cmphex(zone_at(s, zs(8)).cond, ==, C_RO);
+    check_zone(s, zs(9), C_EMPTY, zs(9));
+    read16(s, zs(2), 3, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x22);
+    g_assert_cmphex(buf[2 * BS - 1], ==, 0x22);
+    g_assert_cmphex(buf[2 * BS], ==, 0x00);         /* above the wp */
+    read16(s, zs(6), 2, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x66);
+    g_assert_cmphex(buf[BS], ==, 0x00);             /* finished, unwritten */
+    /* The zone goes on where it was. */
+    write_err(s, zs(2), 1, ILLEGAL, 0x21, 0x04);
+    write_ok(s, zs(2) + 2, 1, 0x23);
+    n = report_all(s, a, NZ);
+    zr_scsi_stop(s);
+
+    s = boot_state(img, state, GEOMETRY);
+    g_assert_cmpuint(report_all(s, b, NZ), ==, n);
+    for (size_t i = 0; i < n; i++) {
+        g_assert_cmphex(b[i].cond, ==, a[i].cond == C_IMP ? C_CLOSED
+                                                           : a[i].cond);
+        g_assert_cmphex(b[i].wp, ==, a[i].wp);
+        g_assert_cmphex(b[i].start, ==, a[i].start);
+    }
+    zr_scsi_stop(s);
+    unlink(state);
+    unlink(img);
+}
+
+/*
+ * A guest reboot (system reset) is a power cycle for the zones: the open
+ * ones come back CLOSED, with or without a zone-state drive, so a previous
+ * boot's open zones do not use up max-open.
+ */
+static void test_zone_state_reset(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",max-open=2");
+
+    write_ok(s, zs(2), 1, 0x22);
+    zone_ok(s, SA_OPEN, zs(3), false);
+    g_assert_cmpuint(qom_u64(s, "zones.implicitly-open"), ==, 1);
+    g_assert_cmpuint(qom_u64(s, "zones.explicitly-open"), ==, 1);
+    qtest_system_reset(zr_scsi_qts(s));
+    g_assert_cmpuint(qom_u64(s, "zones.implicitly-open"), ==, 0);
+    g_assert_cmpuint(qom_u64(s, "zones.explicitly-open"), ==, 0);
+    g_assert_cmpuint(qom_u64(s, "zones.closed"), ==, 1);
+    zr_scsi_stop(s);
+}
+
+/* QEMU with @args exits at realize with an error containing @want. */
+static void expect_start_error(const char *args, const char *want)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *cmd = g_strdup_printf("timeout 60 %s %s-machine q35 "
+        "-nodefaults -display none -S -device virtio-scsi-pci,id=vs0 %s",
+        qemu, fw, args);
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+
+    g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+    if (!strstr(err, want)) {
+        g_test_message("stderr: %s", err);
+    }
+    /* An exit status of 1 (QEMU's), not 0 nor timeout's 124. */
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_nonnull(strstr(err, want));
+}
+
+static void corrupt(const char *path, off_t off, size_t len)
+{
+    g_autofree uint8_t *buf = g_malloc(len);
+    int fd = open(path, O_RDWR);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(pread(fd, buf, len, off), ==, len);
+    for (size_t i = 0; i < len; i++) {
+        buf[i] ^= 0x5a;
+    }
+    g_assert_cmpint(pwrite(fd, buf, len, off), ==, len);
+    close(fd);
+}
+
+/* Every mismatch is an error at realize, never a silent re-format. */
+static void test_zone_state_errors(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    g_autofree char *state = make_image(0, 0);
+    g_autofree char *junk = make_image(64 * 1024, 0x5a);
+    g_autofree char *args = NULL;
+    ZrScsi *s;
+
+#define ZS_ARGS(st, props) \
+    g_strdup_printf(ZS_DRIVES ZS_DEVICE "%s", img, st, props)
+
+    s = boot_state(img, state, GEOMETRY);
+    write_ok(s, zs(2), 1, 0x22);
+    zr_scsi_stop(s);
+
+    args = ZS_ARGS(state, "size=1M,zone-size=128K,conv-zones=2");
+    expect_start_error(args, "another geometry: zone size in blocks 16");
+    g_free(args);
+    args = ZS_ARGS(state, "size=1M,zone-size=64K,conv-zones=3");
+    expect_start_error(args, "conventional zones 2");
+    g_free(args);
+    args = ZS_ARGS(junk, GEOMETRY);
+    expect_start_error(args, "holds something else");
+    g_free(args);
+    args = g_strdup_printf("-device scsi-zbc,bus=vs0.0,"
+                           "zone-state=zs0," GEOMETRY
+                           " -drive if=none,id=zs0,format=raw,file=%s", state);
+    expect_start_error(args, "zone-state needs a drive");
+    g_free(args);
+
+    /* One copy of table block 0 broken: the other one is used. */
+    corrupt(state, 4096 + 100, 8);
+    s = boot_state(img, state, GEOMETRY);
+    check_zone(s, zs(2), C_CLOSED, zs(2) + 1);
+    zr_scsi_stop(s);
+    /* Both broken: an error. */
+    corrupt(state, 4096 + 100, 8);
+    corrupt(state, 2 * 4096 + 100, 8);
+    args = ZS_ARGS(state, GEOMETRY);
+    expect_start_error(args, "neither copy is valid");
+    /* The superblock broken. */
+    corrupt(state, 40, 1);
+    expect_start_error(args, "fails its checksum");
+    corrupt(state, 40, 1);
+    /* Truncated. */
+    g_assert_cmpint(truncate(state, 4096), ==, 0);
+    expect_start_error(args, "truncated");
+
+    /* zone-state-format=on formats it anew, and the junk file too. */
+    s = boot_state(img, junk, GEOMETRY ",zone-state-format=on");
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    write_ok(s, zs(2), 1, 0x23);
+    zr_scsi_stop(s);
+    s = boot_state(img, junk, GEOMETRY);
+    check_zone(s, zs(2), C_CLOSED, zs(2) + 1);
+    zr_scsi_stop(s);
+#undef ZS_ARGS
+    unlink(junk);
+    unlink(state);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
  * Reordering
  */
 
@@ -2346,6 +2560,9 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
     qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
     qtest_add_func("/scsi-zbc/write-error", test_write_error);
+    qtest_add_func("/scsi-zbc/zone-state/restart", test_zone_state_restart);
+    qtest_add_func("/scsi-zbc/zone-state/reset", test_zone_state_reset);
+    qtest_add_func("/scsi-zbc/zone-state/errors", test_zone_state_errors);
     qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
     return g_test_run();
 }

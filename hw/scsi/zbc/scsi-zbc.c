@@ -32,6 +32,8 @@
 #include "migration/vmstate.h"
 #include "scsi/constants.h"
 #include "system/block-backend.h"
+#include "system/reset.h"
+#include "system/runstate.h"
 #include "zbc-internal.h"
 #include "trace.h"
 
@@ -246,6 +248,49 @@ bool zbc_req_aio_done(ZbcReq *r, int ret, ZbcAccess access)
         zbc_fail_errno(r, ret, access);
     }
     return ok;
+}
+
+/*
+ * Zone state and data must be durable before @r completes (a cache flush,
+ * a FUA write, a zone operation): with a zone-state drive, wait for a sync
+ * of the core's persistence layer; without one, only a flush of the data
+ * drive counts, and that only for SYNCHRONIZE CACHE (zbc-rw.c).
+ */
+static void zbc_persisted(void *opaque, int ret)
+{
+    ZbcReq *r = opaque;
+
+    if (r->acct_started) {
+        BlockAcctStats *stats = blk_get_stats(r->req.dev->conf.blk);
+
+        if (ret < 0) {
+            block_acct_failed(stats, &r->acct);
+        } else {
+            block_acct_done(stats, &r->acct);
+        }
+        r->acct_started = false;
+    }
+    /* A request cancelled while it waited was completed by the bus. */
+    if (!r->req.io_canceled) {
+        if (ret < 0) {
+            zbc_fail_errno(r, ret, ZBC_ACCESS_WRITE);
+        } else {
+            zbc_req_complete(r);
+        }
+    }
+    scsi_req_unref(&r->req);
+}
+
+void zbc_req_complete_durable(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+
+    if (!s->persist.blk) {
+        zbc_req_complete(r);
+        return;
+    }
+    scsi_req_ref(&r->req);
+    zr_persist_sync(&s->persist, zbc_persisted, r);
 }
 
 static int32_t zbc_send_command(SCSIRequest *req, uint8_t *cdb)
@@ -624,6 +669,86 @@ static const BlockDevOps zbc_block_ops = {
     .drained_end = zbc_drained_end,
 };
 
+/*
+ * System reset is a power cycle for the medium: open zones come back
+ * CLOSED (EMPTY with nothing written), as after a restart, so zones a
+ * previous boot left open do not use up max-open (ZBC-2 "Zone condition
+ * after power on").  Device and bus resets keep them, as on a drive.
+ */
+static void zbc_power_on(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    trace_zbc_power_on(zr_zone_nr_open(&s->zones));
+    zr_zone_model_power_on(&s->zones);
+}
+
+/* The VM stops (shutdown, pause, migration, savevm): write zone state. */
+static void zbc_vm_state(void *opaque, bool running, RunState state)
+{
+    ZbcState *s = opaque;
+    int ret;
+
+    if (running) {
+        return;
+    }
+    ret = zr_persist_sync_now(&s->persist);
+    if (ret < 0) {
+        error_report("scsi-zbc %s: cannot write the zone state: %s",
+                     s->qdev.qdev.id ?: "", strerror(-ret));
+    }
+}
+
+/*
+ * zone-state=DRIVE: the zone state lives on a drive of its own, loaded
+ * (or, fresh, formatted) here; docs/devel/zone-state.md says why a drive
+ * of its own and what survives a crash.
+ */
+static bool zbc_persist_open(ZbcState *s, Error **errp)
+{
+    BlockBackend *zs = s->zs_blk;
+    int ret;
+
+    if (!zs) {
+        if (s->zs_format) {
+            error_setg(errp, "zone-state-format needs a zone-state drive");
+            return false;
+        }
+        if (!s->null_backed) {
+            warn_report_once("scsi-zbc: a drive without zone-state: zone "
+                             "conditions and write pointers are lost when "
+                             "QEMU exits (see zone-state in "
+                             "docs/system/devices/scsi-zbc.rst)");
+        }
+        return true;
+    }
+    if (s->null_backed) {
+        error_setg(errp, "zone-state needs a drive: a null-backed disk keeps "
+                   "no data to match");
+        return false;
+    }
+    if (!blk_is_inserted(zs)) {
+        error_setg(errp, "the zone-state drive has no medium");
+        return false;
+    }
+    if (blk_get_aio_context(zs) != qemu_get_aio_context()) {
+        error_setg(errp, "the zone-state drive is in an iothread");
+        return false;
+    }
+    ret = blk_set_perm(zs, BLK_PERM_CONSISTENT_READ | BLK_PERM_WRITE |
+                       BLK_PERM_RESIZE, BLK_PERM_CONSISTENT_READ, errp);
+    if (ret < 0) {
+        error_prepend(errp, "zone-state: ");
+        return false;
+    }
+    if (!zr_persist_open(&s->persist, &s->zones, zs, s->qdev.conf.blk,
+                         s->block_size, s->zs_format, errp)) {
+        error_prepend(errp, "zone-state: ");
+        return false;
+    }
+    return true;
+}
+
 static void zbc_realize(SCSIDevice *dev, Error **errp)
 {
     ZbcState *s = SCSI_ZBC(dev);
@@ -666,6 +791,11 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         zr_zone_model_cleanup(&s->zones);
         return;
     }
+    if (!zbc_persist_open(s, errp)) {
+        zr_dispatch_cleanup(&s->dispatch);
+        zr_zone_model_cleanup(&s->zones);
+        return;
+    }
     if (s->null_backed) {
         /*
          * QEMU's SCSI bus drains the device's BlockBackend on reset and
@@ -685,6 +815,10 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     s->start_bh = qemu_bh_new_guarded(zbc_start_bh, s,
                                       &DEVICE(dev)->mem_reentrancy_guard);
     zr_vclock_hold_init(&s->vclock, zbc_starts_pending, s);
+    qemu_register_reset(zbc_power_on, s);
+    if (s->persist.blk) {
+        s->vmse = qemu_add_vm_change_state_handler(zbc_vm_state, s);
+    }
     dev->type = TYPE_ZBC;
     dev->blocksize = s->block_size;
     dev->max_lba = s->nr_blocks - 1;
@@ -698,6 +832,15 @@ static void zbc_unrealize(SCSIDevice *dev)
     ZbcState *s = SCSI_ZBC(dev);
     ZrCmd *cmd;
 
+    qemu_unregister_reset(zbc_power_on, s);
+    if (s->persist.blk) {
+        qemu_del_vm_change_state_handler(s->vmse);
+        s->vmse = NULL;
+        if (zr_persist_sync_now(&s->persist) < 0) {
+            error_report("scsi-zbc: cannot write the zone state at unplug");
+        }
+        zr_persist_close(&s->persist);
+    }
     qemu_bh_delete(s->start_bh);
     s->start_bh = NULL;
     s->start_pending = false;
@@ -799,6 +942,8 @@ static const Property zbc_props[] = {
     DEFINE_PROP_STRING("serial", ZbcState, serial),
     DEFINE_PROP_UINT64("wwn", ZbcState, qdev.wwn, 0),
     DEFINE_PROP_UINT64("reorder-seed", ZbcState, seed, 1),
+    DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
+    DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
 };
 
 static const VMStateDescription vmstate_scsi_zbc = {
@@ -837,9 +982,43 @@ static void zbc_instance_init(Object *obj)
           offsetof(ZbcState, dispatch.stats.starts_reordered),
           "commands started while an earlier-arrived one still waited "
           "(read-only counter)" },
+        { "stats.write-failures",
+          offsetof(ZbcState, zones.stats.write_failures),
+          "writes whose backend I/O failed; their write pointer did not "
+          "move (read-only counter)" },
+        { "stats.writes-overtaken",
+          offsetof(ZbcState, zones.stats.writes_overtaken),
+          "writes refused as unaligned because an earlier write of their "
+          "zone failed (read-only counter)" },
+        { "stats.zone-state-syncs", offsetof(ZbcState, persist.stats.syncs),
+          "zone state syncs to the zone-state drive (read-only counter)" },
+        { "stats.zone-state-blocks",
+          offsetof(ZbcState, persist.stats.blocks_written),
+          "zone state table blocks written (read-only counter)" },
     };
     size_t i;
 
+    static const struct {
+        const char *name;
+        size_t offset;
+        const char *desc;
+    } gauges[] = {
+        { "zones.implicitly-open", offsetof(ZbcState, zones.nr_imp_open),
+          "zones now IMPLICITLY OPEN" },
+        { "zones.explicitly-open", offsetof(ZbcState, zones.nr_exp_open),
+          "zones now EXPLICITLY OPEN" },
+        { "zones.closed", offsetof(ZbcState, zones.nr_closed),
+          "zones now CLOSED" },
+    };
+
+    for (i = 0; i < ARRAY_SIZE(gauges); i++) {
+        object_property_add_uint32_ptr(obj, gauges[i].name,
+                                       (uint32_t *)((char *)s +
+                                                    gauges[i].offset),
+                                       OBJ_PROP_FLAG_READ);
+        object_property_set_description(obj, gauges[i].name,
+                                        gauges[i].desc);
+    }
     for (i = 0; i < ARRAY_SIZE(counters); i++) {
         object_property_add_uint64_ptr(obj, counters[i].name,
                                        (uint64_t *)((char *)s +
@@ -887,6 +1066,12 @@ static void zbc_class_init(ObjectClass *oc, void *data)
         "NAA world wide name (VPD page 83h); 0 = none");
     object_class_property_set_description(oc, "reorder-seed",
         "seed of the random reorder policy (same seed, same order)");
+    object_class_property_set_description(oc, "zone-state",
+        "drive holding the zone conditions and write pointers, so they "
+        "survive a restart (a new or zeroed drive is formatted)");
+    object_class_property_set_description(oc, "zone-state-format",
+        "format the zone-state drive anew, whatever it holds (every zone "
+        "EMPTY)");
 
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, zbc_get_reorder,

@@ -120,6 +120,7 @@ const ZbcCmd *zbc_cmd_find(uint8_t opcode, int sa, bool *opcode_known);
 uint8_t *zbc_req_buf(ZbcReq *r, size_t size);
 int32_t zbc_req_data_in(ZbcReq *r, size_t len);
 void zbc_req_complete(ZbcReq *r);
+void zbc_req_complete_durable(ZbcReq *r);
 void zbc_req_end_dispatch(ZbcReq *r);
 void zbc_req_acct_start(ZbcReq *r, size_t bytes, enum BlockAcctType type);
 bool zbc_req_aio_done(ZbcReq *r, int ret, ZbcAccess access);

@@ -77,5 +77,10 @@ void zbc_out_start(ZbcReq *r)
         zbc_fail_zone(r, res, ZBC_ACCESS_ZONE_MGMT);
         return;
     }
-    zbc_req_complete(r);
+    /*
+     * With a zone-state drive the new zone state is durable before the
+     * command completes: a reset forgotten in a crash would bring old data
+     * back under the write pointer of a zone the host already rewrote.
+     */
+    zbc_req_complete_durable(r);
 }

@@ -123,10 +123,16 @@ static void zbc_read_done(void *opaque, int ret)
     scsi_req_unref(&r->req);
 }
 
-/* Report a write the zone model says may be reported (@res). */
+/*
+ * Report a write the zone model says may be reported (@res).  A FUA write,
+ * or any write with the write cache off, is durable when it completes, its
+ * zone state included.
+ */
 static void zbc_write_report(ZbcReq *r, ZrResult res)
 {
-    if (res == ZR_OK) {
+    if (res == ZR_OK && (r->fua || !zbc_state(r)->wce)) {
+        zbc_req_complete_durable(r);
+    } else if (res == ZR_OK) {
         zbc_req_complete(r);
     } else {
         zbc_fail_zone(r, res, ZBC_ACCESS_WRITE);
@@ -271,6 +277,11 @@ void zbc_sync_start(ZbcReq *r)
         return;
     }
     zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
+    if (s->persist.blk) {
+        /* The data drive's flush is the first step of the sync. */
+        zbc_req_complete_durable(r);
+        return;
+    }
     scsi_req_ref(&r->req);
     r->req.aiocb = blk_aio_flush(blk, zbc_sync_done, r);
 }

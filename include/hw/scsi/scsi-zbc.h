@@ -20,6 +20,7 @@
 #include "hw/block/zoned-reorder/zone.h"
 #include "hw/block/zoned-reorder/dispatch.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
+#include "hw/block/zoned-reorder/zone-persist.h"
 
 #define TYPE_SCSI_ZBC "scsi-zbc"
 OBJECT_DECLARE_SIMPLE_TYPE(ZbcState, SCSI_ZBC)
@@ -50,6 +51,8 @@ struct ZbcState {
     char *serial;
     ZrPolicy policy;            /* start order of medium commands */
     uint64_t seed;              /* for the `random` policy */
+    BlockBackend *zs_blk;       /* zone-state: drive holding zone state */
+    bool zs_format;             /* zone-state-format: format it anew */
 
     /* Derived at realize */
     bool null_backed;           /* no drive: reads zero, writes discarded */
@@ -71,6 +74,8 @@ struct ZbcState {
     QEMUBH *start_bh;
     bool start_pending;         /* start_bh scheduled, not run yet */
     ZrVclockHold vclock;        /* icount: guest time waits for start_bh */
+    ZrZonePersist persist;      /* zone state on zs_blk (persist.blk) */
+    VMChangeStateEntry *vmse;   /* VM stop: zone state written */
 };
 
 #endif
