@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Crash consistency of scsi-zbc's zone state (zone-state=DRIVE,
+# docs/devel/zone-state.md): a guest writes a zone in chunks, flushing
+# after each (guest/plans/zone-crash.sh); the host kills QEMU with SIGKILL
+# after the Nth flush it saw acknowledged, N different each round, and
+# boots again on the same image and zone-state drive.  Each boot first
+# checks every zone written so far: the write pointer is at or above what
+# the last acknowledged flush covered and at most one chunk above, every
+# chunk below it holds its data, and no zone came back open.  Then it
+# writes the next zone, until the next kill.  A last boot only checks.
+#
+#   tests/guest/test-zone-state-crash.sh [run-guest options]
+#
+# Output is TAP (the guest's checks of each boot, then "host:" checks);
+# exit 0 iff everything passed.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-$top/build}
+export B
+size=$((64 << 20))              # 16 zones of 4 MiB, 1 conventional
+zone=8192                       # sectors
+logdir=$B/guest-logs/zone-crash
+img=$logdir/zbc.img
+state=$logdir/zbc.zones
+kills=(3 1 6 2 4)               # acknowledged flushes before each kill
+n=900 rc=0 acked= restarts=0
+RUN_GUEST_ARGS=("$@")
+
+tap() {     # tap OK DESC
+    n=$((n + 1))
+    if [ "$1" = 1 ]; then echo "ok $n - host: $2"; else echo "not ok $n - host: $2"; rc=1; fi
+}
+
+mkdir -p "$logdir"
+rm -f "$img" "$state"
+truncate -s $size "$img"
+: > "$state"                    # empty: formatted at the first start
+
+# boot DIR [run-guest args...]: one boot of the plan on the two drives
+boot() {
+    local dir=$1
+    shift
+    "$top/scripts/run-guest" --plan zone-crash --log-dir "$dir" --timeout 300 \
+        "$@" -- \
+        -drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback" \
+        -drive "file=$state,if=none,id=zs0,format=raw,cache=writeback" \
+        -device virtio-scsi-pci,id=vs0 \
+        -device "scsi-zbc,bus=vs0.0,drive=zbc0,zone-state=zs0,zone-size=4M,conv-zones=1"
+}
+
+# guest_checks DIR: the plan's TAP lines of a boot
+guest_checks() {
+    tr -d '\r' < "$1/console.log" | grep -E '^(not )?ok [0-9]+ - ' || true
+}
+
+for ((r = 0; r < ${#kills[@]}; r++)); do
+    dir=$logdir/round$r
+    mkdir -p "$dir"
+    rm -f "$dir/console.log"
+    start=$(( (1 + r) * zone ))
+    boot "$dir" --param acked="$acked" --param write=$start \
+        ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} > "$dir/run-guest.out" 2>&1 &
+    runner=$!
+    # Wait for the Nth acknowledged flush on the console (tail -F waits for
+    # the file to appear), then kill QEMU: no timing involved.
+    want=${kills[$r]}
+    # (A plan that ends without them ends the wait too: its verdict line.)
+    # read takes tail's output line by line as it comes (no buffering
+    # tool in between).
+    timeout 280 tail -n +1 -F "$dir/console.log" 2>/dev/null | {
+        seen=0
+        while IFS= read -r l; do
+            l=${l%$'\r'}
+            case $l in
+                ZR-ACKED*) seen=$((seen + 1)); [ $seen -lt "$want" ] || break;;
+                ZR-VERDICT*) break;;
+            esac
+        done
+    } || true
+    # QEMU itself, not the timeout(1) that run-guest wraps it in
+    pid=$(pgrep -f -- "^[^ ]*qemu-system-x86_64 .*$dir/qmp.sock" | head -n 1 || true)
+    if [ -n "$pid" ]; then
+        kill -KILL "$pid"
+    fi
+    wait "$runner" || true
+    # Every flush acknowledged on the console before the kill must survive
+    # (the guest prints the line after the flush completed).
+    line=$(tr -d '\r' < "$dir/console.log" | grep '^ZR-ACKED' | tail -n 1 || true)
+    guest_checks "$dir"
+    if ! tr -d '\r' < "$dir/console.log" | grep -q '^not ok'; then
+        [ $r -eq 0 ] || restarts=$((restarts + 1))
+    fi
+    wp=$(sed -n 's/^ZR-ACKED start=[0-9]* wp=\([0-9]*\).*/\1/p' <<< "$line")
+    tap "$([ -n "$pid" ] && [ -n "$wp" ] && echo 1)" \
+        "round $r: QEMU killed with SIGKILL after $want acknowledged flushes (zone $start acknowledged up to $wp)"
+    acked="${acked:+$acked,}$start:${wp:-0}"
+done
+
+dir=$logdir/final
+boot "$dir" --param acked="$acked" ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} \
+    > "$dir.out" 2>&1 || true
+guest_checks "$dir"
+if grep -q "zone-crash PASS" "$dir.out"; then
+    restarts=$((restarts + 1))
+    tap 1 "the last boot checked all ${#kills[@]} zones and passed"
+else
+    tap 0 "the last boot checked all ${#kills[@]} zones and passed ($(tail -n 3 "$dir.out"))"
+fi
+tap "$([ $restarts -eq ${#kills[@]} ] && echo 1)" \
+    "$restarts of ${#kills[@]} restarts after SIGKILL were consistent"
+echo "ZR-RESULT zone-state-crash kills=${#kills[@]} consistent_restarts=$restarts acked=$acked"
+rm -f "$img" "$state"
+exit $rc
