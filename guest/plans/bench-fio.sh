@@ -21,6 +21,8 @@
 #   zr.nomerges=N         queue/nomerges (default 2: every 4 KiB write is a
 #                         command, as in the seeds' runs)            (ZR_NOMERGES)
 #   zr.nullb_lat_ns=NS    null_blk completion_nsec (default 100000)  (ZR_NULLB_LAT_NS)
+#   zr.fsync=N            fio fsync=N: a cache flush every N writes
+#                         (default 0, none)                          (ZR_FSYNC)
 # Results: one "ZR-RESULT bench label=.. sched=.. pipeline=.. iops=..
 # kib_s=.. err=.. ios=.. retries=.. io_errors=.. misordered=..
 # verify=pass|fail|-" line per run (retries: scsi_mod.zoned_write_retries,
@@ -90,6 +92,7 @@ for sched in ${scheds//,/ }; do
     out=$(/opt/fio/fio --name=bench --filename="/dev/$dev" --direct=1 \
         --ioengine=io_uring --iodepth=64 --iodepth_batch=16 --bs=4k \
         --rw=write --zonemode=zbd --ioscheduler="$sched" "${amount[@]}" \
+        --fsync="${ZR_FSYNC:-0}" \
         --output-format=terse --terse-version=3 2>&1)
     rc=$?
     retries=-

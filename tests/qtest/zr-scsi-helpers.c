@@ -218,6 +218,12 @@ static void zr_scsi_collect(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
  */
 void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n)
 {
+    zr_scsi_batch_hook(s, reqs, n, NULL, NULL);
+}
+
+void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
+                        void (*hook)(ZrScsi *s, void *opaque), void *opaque)
+{
     QVirtQueue *vq = s->vq[ZR_SCSI_REQUEST_VQ];
     g_autofree ZrScsiSlot *slots = g_new0(ZrScsiSlot, n);
     g_autofree bool *done = g_new0(bool, n);
@@ -236,6 +242,10 @@ void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n)
     }
     qtest_writew(s->qts, vq->avail + 2, idx + n);
     s->vdev->bus->virtqueue_kick(s->vdev, vq);
+    if (hook) {
+        hook(s, opaque);
+        start = g_get_monotonic_time();
+    }
 
     while (got < n) {
         uint32_t head;

@@ -88,6 +88,12 @@ void zr_scsi_select(ZrScsi *s, uint8_t target, uint16_t lun);
 void zr_scsi_cmd(ZrScsi *s, const uint8_t *cdb, const void *out,
                  size_t out_len, void *in, size_t in_len, ZrScsiResp *resp);
 void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n);
+/*
+ * The same, calling @hook once the batch is rung and before waiting for
+ * its completions (e.g. to wait for a STOP event and resume the VM).
+ */
+void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
+                        void (*hook)(ZrScsi *s, void *opaque), void *opaque);
 /* LOGICAL UNIT RESET task management function; returns its response. */
 uint8_t zr_scsi_lun_reset(ZrScsi *s);
 

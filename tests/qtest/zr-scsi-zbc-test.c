@@ -2169,6 +2169,126 @@ static void test_finish_all_zeroes(void)
 }
 
 /*
+ * A zone operation takes effect after the writes already started in its
+ * zone: RESET and FINISH rung with writes of the zone wait for them.
+ */
+static void test_zone_op_after_writes(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0xaa);
+    ZrScsi *s = boot_drive(img, GEOMETRY);
+    static uint8_t data[4 * BS];
+    uint8_t cdbs[16 * 3], buf[BS];
+    ZrScsiReq q[3];
+    ZrScsiResp r;
+
+    memset(data, 0x41, sizeof(data));
+    zr_cdb_rw16(&cdbs[0], WRITE_16, zs(2), 4);
+    zr_cdb_rw16(&cdbs[16], WRITE_16, zs(2) + 4, 4);
+    zr_cdb_zbc_out(&cdbs[32], SA_RESET, zs(2), false);
+    q[0] = (ZrScsiReq) { .cdb = &cdbs[0], .out = data, .out_len = 4 * BS };
+    q[1] = (ZrScsiReq) { .cdb = &cdbs[16], .out = data, .out_len = 4 * BS };
+    q[2] = (ZrScsiReq) { .cdb = &cdbs[32] };
+    zr_scsi_batch(s, q, 3);
+    for (int i = 0; i < 3; i++) {
+        zr_assert_good(&q[i].resp);
+    }
+    g_assert_cmpuint(qom_u64(s, "stats.zone-op-waits"), ==, 1);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    read16(s, zs(2) + 4, 1, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x00);
+
+    /* FINISH: the data before it is there, the rest reads as zeros. */
+    zr_cdb_zbc_out(&cdbs[32], SA_FINISH, zs(2), false);
+    zr_scsi_batch(s, q, 3);
+    for (int i = 0; i < 3; i++) {
+        zr_assert_good(&q[i].resp);
+    }
+    g_assert_cmpuint(qom_u64(s, "stats.zone-op-waits"), ==, 2);
+    check_zone(s, zs(2), C_FULL, zs(3));
+    read16(s, zs(2) + 7, 1, buf, &r);
+    g_assert_cmphex(buf[0], ==, 0x41);
+    read16(s, zs(2) + 8, 1, buf, &r);
+    g_assert_cmphex(buf[0], ==, 0x00);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/* The VM stopped on an I/O error (werror=stop); resume it. */
+static void stopped_then_cont(ZrScsi *s, void *opaque)
+{
+    QTestState *qts = zr_scsi_qts(s);
+    QDict *rsp;
+
+    qtest_qmp_eventwait(qts, "STOP");
+    rsp = qtest_qmp(qts, "{ 'execute': 'query-status' }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(rsp, "return"), "status"),
+                    ==, "io-error");
+    qobject_unref(rsp);
+    /* Nothing moved while the write waits. */
+    *(uint64_t *)opaque = qom_u64(s, "stats.write-failures");
+    qtest_qmp_assert_success(qts, "{ 'execute': 'cont' }");
+}
+
+/*
+ * werror: a backend ENOSPC stops the VM by default (-drive werror=enospc);
+ * the write waits with its zone's write pointer reserved and completes on
+ * cont; the write queued behind it in the zone completes after it.  With
+ * werror=report the same error is reported (MEDIUM ERROR is not what a
+ * full host disk is: SPACE ALLOCATION FAILED) and nothing moves; with
+ * rerror=stop a read stops too.
+ */
+static void test_werror(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    uint64_t sec = zs(2) * (BS / 512);
+    const char *blkdebug =
+        "-drive if=none,id=d0,format=raw,%s,file.driver=blkdebug,"
+        "file.image.driver=file,file.image.filename=%s,"
+        "file.inject-error.0.event=%s,file.inject-error.0.sector=%" PRIu64
+        ",file.inject-error.0.errno=28,file.inject-error.0.once=on "
+        "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0,"
+        GEOMETRY;
+    uint64_t failures = UINT64_MAX;
+    uint8_t buf[BS], cdbs[16 * 2];
+    ZrScsiReq q[2];
+    ZrScsiResp r;
+    ZrScsi *s;
+
+    s = zr_scsi_start(blkdebug, "werror=enospc", img, "write_aio", sec);
+    for (int i = 0; i < 2; i++) {
+        zr_cdb_rw16(&cdbs[16 * i], WRITE_16, zs(2) + i, 1);
+        memset(buf, 0x31, sizeof(buf));
+        q[i] = (ZrScsiReq) { .cdb = &cdbs[16 * i], .out = buf,
+                             .out_len = BS };
+    }
+    zr_scsi_batch_hook(s, q, 2, stopped_then_cont, &failures);
+    g_assert_cmpuint(failures, ==, 0);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    read16(s, zs(2), 1, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x31);
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start(blkdebug, "werror=report", img, "write_aio", sec);
+    write_err(s, zs(2), 1, DATA_PROTECT, 0x27, 0x07);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start(blkdebug, "rerror=stop", img, "read_aio", sec);
+    write_ok(s, zs(2), 1, 0x32);
+    zr_cdb_rw16(cdbs, READ_16, zs(2), 1);
+    q[0] = (ZrScsiReq) { .cdb = cdbs, .in = buf, .in_len = BS };
+    zr_scsi_batch_hook(s, q, 1, stopped_then_cont, &failures);
+    zr_assert_good(&q[0].resp);
+    g_assert_cmphex(buf[0], ==, 0x32);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/*
  * ------------------------------------------------------------------------
  * Zone state on a drive of its own (zone-state=)
  */
@@ -2560,6 +2680,9 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/bad/block-resize", test_bad_block_resize);
     qtest_add_func("/scsi-zbc/finish-all-zeroes", test_finish_all_zeroes);
     qtest_add_func("/scsi-zbc/write-error", test_write_error);
+    qtest_add_func("/scsi-zbc/werror", test_werror);
+    qtest_add_func("/scsi-zbc/zone-op-after-writes",
+                   test_zone_op_after_writes);
     qtest_add_func("/scsi-zbc/zone-state/restart", test_zone_state_restart);
     qtest_add_func("/scsi-zbc/zone-state/reset", test_zone_state_reset);
     qtest_add_func("/scsi-zbc/zone-state/errors", test_zone_state_errors);

@@ -111,6 +111,7 @@ static void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len,
             .lba = z->wp, .len = len, .zone = idx, .state = ZR_IO_IN_FLIGHT,
         };
         QTAILQ_INSERT_TAIL(&m->in_flight[idx], io, link);
+        m->nr_io++;
     }
     z->wp += len;
     z->wend = z->wp;
@@ -218,6 +219,12 @@ ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
  * Writes in flight
  */
 
+static void zr_zone_io_unlink(ZrZoneModel *m, ZrZoneIo *io)
+{
+    QTAILQ_REMOVE(&m->in_flight[io->zone], io, link);
+    m->nr_io--;
+}
+
 void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque)
 {
     m->io_done = fn;
@@ -254,7 +261,7 @@ void zr_zone_detach(ZrZoneModel *m, uint32_t idx)
     ZrZoneIo *io;
 
     while ((io = QTAILQ_FIRST(&m->in_flight[idx]))) {
-        QTAILQ_REMOVE(&m->in_flight[idx], io, link);
+        zr_zone_io_unlink(m, io);
         if (io->state == ZR_IO_DONE) {
             QTAILQ_INSERT_TAIL(&held, io, link);
         } else {
@@ -278,12 +285,11 @@ void zr_zone_detach(ZrZoneModel *m, uint32_t idx)
 static void zr_zone_write_rollback(ZrZoneModel *m, ZrZoneIo *io)
 {
     ZrZone *z = &m->zones[io->zone];
-    ZrZoneIoList *list = &m->in_flight[io->zone];
     ZrZoneIoList held = QTAILQ_HEAD_INITIALIZER(held);
     ZrZoneIo *later;
 
     while ((later = QTAILQ_NEXT(io, link))) {
-        QTAILQ_REMOVE(list, later, link);
+        zr_zone_io_unlink(m, later);
         m->stats.writes_overtaken++;
         if (later->state == ZR_IO_DONE) {
             QTAILQ_INSERT_TAIL(&held, later, link);
@@ -291,7 +297,7 @@ static void zr_zone_write_rollback(ZrZoneModel *m, ZrZoneIo *io)
             later->state = ZR_IO_OVERTAKEN;
         }
     }
-    QTAILQ_REMOVE(list, io, link);
+    zr_zone_io_unlink(m, io);
     m->stats.write_failures++;
     trace_zr_zone_write_rollback(io->zone, z->wp, io->lba);
     z->wp = io->lba;
@@ -359,10 +365,10 @@ ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok)
         io->state = ZR_IO_DONE;
         return ZR_WAIT;
     }
-    QTAILQ_REMOVE(list, io, link);
+    zr_zone_io_unlink(m, io);
     io->state = ZR_IO_IDLE;
     while ((next = QTAILQ_FIRST(list)) && next->state == ZR_IO_DONE) {
-        QTAILQ_REMOVE(list, next, link);
+        zr_zone_io_unlink(m, next);
         QTAILQ_INSERT_TAIL(&held, next, link);
     }
     zr_zone_touch(m, io->zone);
@@ -379,7 +385,7 @@ ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok)
 void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io)
 {
     if (io->state == ZR_IO_DONE) {
-        QTAILQ_REMOVE(&m->in_flight[io->zone], io, link);
+        zr_zone_io_unlink(m, io);
     } else {
         assert(io->state != ZR_IO_IN_FLIGHT);
     }
@@ -410,7 +416,11 @@ void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out)
     out->wend = MIN(out->wend, out->wp);
     if (out->cond == ZR_COND_FULL) {
         out->cond = out->wp == out->start ? ZR_COND_EMPTY : ZR_COND_CLOSED;
-    } else if (out->cond == ZR_COND_IMP_OPEN && out->wp == out->start) {
+    } else if (out->wp == out->start &&
+               (out->cond == ZR_COND_IMP_OPEN ||
+                (out->cond == ZR_COND_CLOSED &&
+                 m->cfg.flavour == ZR_FLAVOUR_ZBC))) {
+        /* ZBC-2 has no CLOSED zone with nothing written. */
         out->cond = ZR_COND_EMPTY;
     }
 }

@@ -158,6 +158,23 @@ static bool zr_persist_table_ok(const ZrZonePersist *p, uint32_t i,
     return true;
 }
 
+/*
+ * After load: mark the zones of table block @i dirty where the model no
+ * longer matches the block as saved (the power-on rule closed them).
+ */
+static void zr_persist_load_dirty(ZrZonePersist *p, uint32_t i)
+{
+    uint32_t first = i * p->per_block;
+    uint32_t n = MIN(p->per_block, p->m->nr_zones - first);
+
+    bitmap_clear(p->m->dirty, first, n);
+    for (uint32_t k = 0; k < n; k++) {
+        if (p->loaded_cond[first + k] != p->m->zones[first + k].cond) {
+            set_bit(first + k, p->m->dirty);
+        }
+    }
+}
+
 static void zr_persist_load_table(ZrZonePersist *p, uint32_t i,
                                   const uint8_t *buf)
 {
@@ -173,6 +190,7 @@ static void zr_persist_load_table(ZrZonePersist *p, uint32_t i,
         z->wend = ldq_le_p(e + 8);
         z->cond = e[16];
         z->type = e[17];
+        p->loaded_cond[first + k] = z->cond;
     }
 }
 
@@ -207,6 +225,19 @@ static int zr_persist_format(ZrZonePersist *p, Error **errp)
                           "%" PRId64 " needed, and cannot grow: ", len, need);
             return ret;
         }
+    }
+    /*
+     * Re-formatting over a valid state: the old superblock goes first, so
+     * a crash half-way leaves a drive that is formatted again at the next
+     * start rather than one mixing fresh and old table blocks.
+     */
+    ret = blk_pwrite_zeroes(p->blk, 0, ZR_PERSIST_BLOCK, 0);
+    if (ret == 0) {
+        ret = blk_flush(p->blk);
+    }
+    if (ret < 0) {
+        error_setg_errno(errp, -ret, "cannot write the zone-state drive");
+        return ret;
     }
     zr_zone_model_format(p->m);
     for (i = 0; i < p->nr_tblocks; i++) {
@@ -295,6 +326,7 @@ static int zr_persist_load(ZrZonePersist *p, Error **errp)
     uint32_t i;
     int ret;
 
+    p->loaded_cond = g_new0(uint8_t, p->m->nr_zones);
     for (i = 0; i < p->nr_tblocks; i++) {
         uint64_t ga = 0, gb = 0;
         bool oka, okb;
@@ -323,13 +355,31 @@ static int zr_persist_load(ZrZonePersist *p, Error **errp)
         p->gen[i] = p->slot[i] ? gb : ga;
         zr_persist_load_table(p, i, p->slot[i] ? b : a);
     }
+    /*
+     * Open zones do not survive a power cycle (ZBC-2, ZNS): apply that
+     * before the open limit is checked, since a crash between the table
+     * blocks of one sync can leave open zones of two syncs, more than
+     * max-open together.
+     */
+    for (i = 0; i < p->m->nr_zones; i++) {
+        ZrZone *z = &p->m->zones[i];
+
+        if (z->cond == ZR_COND_IMP_OPEN || z->cond == ZR_COND_EXP_OPEN) {
+            z->cond = z->wp == z->start &&
+                      p->m->cfg.flavour == ZR_FLAVOUR_ZBC ? ZR_COND_EMPTY
+                                                          : ZR_COND_CLOSED;
+        }
+    }
     if (!zr_zone_model_post_load(p->m, errp)) {
         error_prepend(errp, "zone state: ");
         return -EINVAL;
     }
-    bitmap_zero(p->m->dirty, p->m->nr_zones);
-    /* Open zones do not survive a power cycle (ZBC-2, ZNS). */
-    zr_zone_model_power_on(p->m);
+    /* What changed from the saved state goes out with the next sync. */
+    for (i = 0; i < p->nr_tblocks; i++) {
+        zr_persist_load_dirty(p, i);
+    }
+    g_free(p->loaded_cond);
+    p->loaded_cond = NULL;
     trace_zr_persist_load(p->m->nr_zones, p->nr_tblocks);
     return 0;
 }
@@ -405,6 +455,8 @@ fail:
 void zr_persist_close(ZrZonePersist *p)
 {
     assert(!p->running);
+    g_free(p->loaded_cond);
+    p->loaded_cond = NULL;
     g_free(p->gen);
     g_free(p->slot);
     p->gen = NULL;

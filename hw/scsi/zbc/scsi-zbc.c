@@ -683,15 +683,30 @@ static void zbc_power_on(void *opaque)
     zr_zone_model_power_on(&s->zones);
 }
 
-/* The VM stops (shutdown, pause, migration, savevm): write zone state. */
+/*
+ * The VM runs again: commands stopped on a backend error are issued
+ * again.  The VM stops (shutdown, pause, migration, savevm): the zone
+ * state is written.
+ */
 static void zbc_vm_state(void *opaque, bool running, RunState state)
 {
     ZbcState *s = opaque;
     int ret;
 
     if (running) {
+        if (!QTAILQ_EMPTY(&s->parked)) {
+            qemu_bh_schedule(s->resume_bh);
+        }
         return;
     }
+    if (!s->persist.blk) {
+        return;
+    }
+    /*
+     * The block layer drains all drives only after the stop handlers: let
+     * this disk's writes end first, so their zone state is written too.
+     */
+    blk_drain(s->qdev.conf.blk);
     ret = zr_persist_sync_now(&s->persist);
     if (ret < 0) {
         error_report("scsi-zbc %s: cannot write the zone state: %s",
@@ -771,6 +786,8 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         if (!blkconf_apply_backend_options(conf, false, false, errp)) {
             return;
         }
+        /* werror/rerror=stop report through the drive's I/O status. */
+        blk_iostatus_enable(conf->blk);
     }
     if (!zbc_geometry(s, errp)) {
         return;
@@ -816,9 +833,11 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
                                       &DEVICE(dev)->mem_reentrancy_guard);
     zr_vclock_hold_init(&s->vclock, zbc_starts_pending, s);
     qemu_register_reset(zbc_power_on, s);
-    if (s->persist.blk) {
-        s->vmse = qemu_add_vm_change_state_handler(zbc_vm_state, s);
-    }
+    QTAILQ_INIT(&s->parked);
+    QTAILQ_INIT(&s->zone_op_wait);
+    s->resume_bh = qemu_bh_new_guarded(zbc_resume_bh, s,
+                                       &DEVICE(dev)->mem_reentrancy_guard);
+    s->vmse = qemu_add_vm_change_state_handler(zbc_vm_state, s);
     dev->type = TYPE_ZBC;
     dev->blocksize = s->block_size;
     dev->max_lba = s->nr_blocks - 1;
@@ -833,9 +852,13 @@ static void zbc_unrealize(SCSIDevice *dev)
     ZrCmd *cmd;
 
     qemu_unregister_reset(zbc_power_on, s);
+    qemu_del_vm_change_state_handler(s->vmse);
+    s->vmse = NULL;
+    qemu_bh_delete(s->resume_bh);
+    s->resume_bh = NULL;
+    zbc_io_drop_parked(s);
+    zbc_out_drop_waiting(s);
     if (s->persist.blk) {
-        qemu_del_vm_change_state_handler(s->vmse);
-        s->vmse = NULL;
         if (zr_persist_sync_now(&s->persist) < 0) {
             error_report("scsi-zbc: cannot write the zone state at unplug");
         }
@@ -942,6 +965,7 @@ static const Property zbc_props[] = {
     DEFINE_PROP_STRING("serial", ZbcState, serial),
     DEFINE_PROP_UINT64("wwn", ZbcState, qdev.wwn, 0),
     DEFINE_PROP_UINT64("reorder-seed", ZbcState, seed, 1),
+    DEFINE_BLOCK_ERROR_PROPERTIES(ZbcState, qdev.conf),
     DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
 };
@@ -990,6 +1014,9 @@ static void zbc_instance_init(Object *obj)
           offsetof(ZbcState, zones.stats.writes_overtaken),
           "writes refused as unaligned because an earlier write of their "
           "zone failed (read-only counter)" },
+        { "stats.zone-op-waits", offsetof(ZbcState, zone_op_waits),
+          "zone operations that waited for the writes in flight in their "
+          "zones (read-only counter)" },
         { "stats.zone-state-syncs", offsetof(ZbcState, persist.stats.syncs),
           "zone state syncs to the zone-state drive (read-only counter)" },
         { "stats.zone-state-blocks",

@@ -106,6 +106,9 @@ struct ZbcReq {
     BlockAcctCookie acct;
     bool acct_started;
     ZrZoneIo zio;           /* WRITE: in the zone model until reported */
+    /* on ZbcState.parked (werror=stop) or zone_op_wait (ZBC OUT) */
+    QTAILQ_ENTRY(ZbcReq) park;
+    int io_ret;             /* the backend error it was parked on */
 };
 
 static inline ZbcState *zbc_state(ZbcReq *r)
@@ -175,6 +178,8 @@ int32_t zbc_report_zones_send(ZbcReq *r);
 /* zbc-out.c */
 int32_t zbc_out_send(ZbcReq *r);
 void zbc_out_start(ZbcReq *r);
+void zbc_out_kick(ZbcState *s);
+void zbc_out_drop_waiting(ZbcState *s);
 
 /* zbc-rw.c */
 int32_t zbc_read_send(ZbcReq *r);
@@ -183,6 +188,8 @@ void zbc_write_data_out(ZbcReq *r);
 void zbc_read_start(ZbcReq *r);
 void zbc_write_start(ZbcReq *r);
 void zbc_write_released(ZrZoneIo *io, ZrResult res, void *opaque);
+void zbc_resume_bh(void *opaque);
+void zbc_io_drop_parked(ZbcState *s);
 int32_t zbc_sync_send(ZbcReq *r);
 void zbc_sync_start(ZbcReq *r);
 void zbc_submit(ZbcReq *r);

@@ -58,7 +58,22 @@ int32_t zbc_out_send(ZbcReq *r)
     return 0;
 }
 
-void zbc_out_start(ZbcReq *r)
+/*
+ * Are the zones the operation of @r applies to free of writes in flight
+ * (started, not yet reported)?  With ALL, every zone.
+ */
+static bool zbc_out_zones_idle(ZbcState *s, ZbcReq *r)
+{
+    const ZrZone *z;
+
+    if (r->req.cmd.buf[14] & 0x01) {
+        return s->zones.nr_io == 0;
+    }
+    z = zr_zone_at(&s->zones, r->lba);
+    return !z || zr_zone_idle(&s->zones, zr_zone_index(&s->zones, z));
+}
+
+static void zbc_out_run(ZbcReq *r)
 {
     ZbcState *s = zbc_state(r);
     uint8_t *cdb = r->req.cmd.buf;
@@ -66,12 +81,6 @@ void zbc_out_start(ZbcReq *r)
     bool all = cdb[14] & 0x01;
     ZrResult res;
 
-    trace_zbc_zone_mgmt(r->req.tag, zr_zone_op_name(op), r->lba, all);
-    /* ZBC-2: a ZONE ID that is a gap zone's start names a gap zone. */
-    if (!all && zbc_zone_is_gap_start(s, r->lba)) {
-        zbc_fail_zone(r, ZR_ERR_GAP, ZBC_ACCESS_ZONE_MGMT);
-        return;
-    }
     res = zr_zone_mgmt(&s->zones, op, r->lba, all);
     if (res != ZR_OK) {
         zbc_fail_zone(r, res, ZBC_ACCESS_ZONE_MGMT);
@@ -83,4 +92,69 @@ void zbc_out_start(ZbcReq *r)
      * back under the write pointer of a zone the host already rewrote.
      */
     zbc_req_complete_durable(r);
+}
+
+/*
+ * The operation's turn has come.  It takes effect after the writes the
+ * device has already started in its zones, as on a drive that runs a
+ * zone's commands in order: while any is in flight (its data moving, or
+ * done and waiting for an earlier one) the operation waits, so a RESET or
+ * FINISH never races with the data of a write that started before it and
+ * the zone state saved afterwards covers only written data.
+ */
+void zbc_out_start(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+    uint8_t *cdb = r->req.cmd.buf;
+    ZrZoneOp op = zbc_out_op(cdb[1] & 0x1f);
+    bool all = cdb[14] & 0x01;
+
+    trace_zbc_zone_mgmt(r->req.tag, zr_zone_op_name(op), r->lba, all);
+    /* ZBC-2: a ZONE ID that is a gap zone's start names a gap zone. */
+    if (!all && zbc_zone_is_gap_start(s, r->lba)) {
+        zbc_fail_zone(r, ZR_ERR_GAP, ZBC_ACCESS_ZONE_MGMT);
+        return;
+    }
+    if (!zbc_out_zones_idle(s, r)) {
+        trace_zbc_zone_mgmt_wait(r->req.tag, s->zones.nr_io);
+        s->zone_op_waits++;
+        scsi_req_ref(&r->req);
+        QTAILQ_INSERT_TAIL(&s->zone_op_wait, r, park);
+        return;
+    }
+    zbc_out_run(r);
+}
+
+/* A write ended: run the zone operations whose zones are now idle. */
+void zbc_out_kick(ZbcState *s)
+{
+    ZbcReq *r, *next;
+
+    if (s->zone_op_kicking || QTAILQ_EMPTY(&s->zone_op_wait)) {
+        return;
+    }
+    s->zone_op_kicking = true;
+    QTAILQ_FOREACH_SAFE(r, &s->zone_op_wait, park, next) {
+        if (!r->req.io_canceled && !zbc_out_zones_idle(s, r)) {
+            continue;
+        }
+        QTAILQ_REMOVE(&s->zone_op_wait, r, park);
+        /* A request cancelled while it waited was completed by the bus. */
+        if (!r->req.io_canceled) {
+            zbc_out_run(r);
+        }
+        scsi_req_unref(&r->req);
+    }
+    s->zone_op_kicking = false;
+}
+
+/* Unplug: waiting operations end without running. */
+void zbc_out_drop_waiting(ZbcState *s)
+{
+    ZbcReq *r;
+
+    while ((r = QTAILQ_FIRST(&s->zone_op_wait))) {
+        QTAILQ_REMOVE(&s->zone_op_wait, r, park);
+        scsi_req_unref(&r->req);
+    }
 }

@@ -113,10 +113,161 @@ static void zbc_read_finish(ZbcReq *r)
     scsi_req_data(&r->req, r->len);
 }
 
+static void zbc_read_done(void *opaque, int ret);
+static void zbc_write_done(void *opaque, int ret);
+static void zbc_sync_done(void *opaque, int ret);
+
+/*
+ * Issue the backend I/O of a started READ, WRITE or SYNCHRONIZE CACHE: when
+ * it starts, and again when the VM resumes after a stop on error.
+ */
+static void zbc_io_submit(ZbcReq *r)
+{
+    ZbcState *s = zbc_state(r);
+    BlockBackend *blk = s->qdev.conf.blk;
+    int64_t offset = r->lba * s->block_size;
+
+    scsi_req_ref(&r->req);
+    switch (r->cmd->op) {
+    case ZR_OP_WRITE:
+        zbc_req_acct_start(r, r->len, BLOCK_ACCT_WRITE);
+        qemu_iovec_init_buf(&r->qiov, r->buf, r->len);
+        r->req.aiocb = blk_aio_pwritev(blk, offset, &r->qiov,
+                                       r->fua ? BDRV_REQ_FUA : 0,
+                                       zbc_write_done, r);
+        break;
+    case ZR_OP_READ:
+        zbc_req_acct_start(r, r->len, BLOCK_ACCT_READ);
+        qemu_iovec_init_buf(&r->qiov, r->buf, r->len);
+        r->req.aiocb = blk_aio_preadv(blk, offset, &r->qiov, 0,
+                                      zbc_read_done, r);
+        break;
+    default:
+        zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
+        r->req.aiocb = blk_aio_flush(blk, zbc_sync_done, r);
+        break;
+    }
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Backend errors: werror and rerror
+ */
+
+/*
+ * The drive's error policy (werror/rerror, on -drive or the device, as for
+ * scsi-disk; the default stops the VM on ENOSPC for writes and reports
+ * everything else): report the error to the guest, ignore it (the command
+ * completes as if it had succeeded), or stop the VM.  A stopped command
+ * waits, parked: a write keeps its zone's write pointer reserved (its
+ * ZrZoneIo stays in flight, so the writes behind it in the zone wait too),
+ * and the command runs again when the VM resumes (zbc_resume_bh()), so a
+ * full host disk never turns into a zone whose write pointer covers
+ * garbage.  Returns true when @r was parked; *@ret is 0 for "ignore".
+ */
+static bool zbc_io_error(ZbcReq *r, int *ret, bool is_read)
+{
+    ZbcState *s = zbc_state(r);
+    BlockBackend *blk = s->qdev.conf.blk;
+    BlockErrorAction action;
+
+    if (*ret >= 0 || r->req.io_canceled) {
+        return false;
+    }
+    action = blk_get_error_action(blk, is_read, -*ret);
+    blk_error_action(blk, action, is_read, -*ret);
+    if (action == BLOCK_ERROR_ACTION_IGNORE) {
+        *ret = 0;
+        return false;
+    }
+    if (action != BLOCK_ERROR_ACTION_STOP) {
+        return false;
+    }
+    r->req.aiocb = NULL;
+    if (r->acct_started) {
+        block_acct_failed(blk_get_stats(blk), &r->acct);
+        r->acct_started = false;
+    }
+    trace_zbc_io_parked(r->req.tag, r->cmd->name, *ret);
+    r->io_ret = *ret;
+    /* The reference taken for the I/O stays with the parked request. */
+    QTAILQ_INSERT_TAIL(&s->parked, r, park);
+    return true;
+}
+
+/* A parked command's I/O will not run again: its write never happened. */
+static void zbc_io_drop(ZbcState *s, ZbcReq *r)
+{
+    if (r->cmd->op == ZR_OP_WRITE) {
+        zr_zone_write_end(&s->zones, &r->zio, false);
+        zbc_out_kick(s);
+    }
+    scsi_req_unref(&r->req);
+}
+
+/*
+ * A parked write that an earlier failed write of its zone overtook while
+ * it waited (or whose zone was made READ ONLY or OFFLINE) is not issued
+ * again: it ends now, as UNALIGNED WRITE or with its own error.
+ */
+static bool zbc_io_end_moot(ZbcState *s, ZbcReq *r)
+{
+    ZrResult res;
+
+    if (r->cmd->op != ZR_OP_WRITE || r->zio.state == ZR_IO_IN_FLIGHT) {
+        return false;
+    }
+    res = zr_zone_write_end(&s->zones, &r->zio, false);
+    if (res != ZR_OK) {
+        zbc_fail_zone(r, res, ZBC_ACCESS_WRITE);
+    } else {
+        zbc_fail_errno(r, r->io_ret, ZBC_ACCESS_WRITE);
+    }
+    zbc_out_kick(s);
+    scsi_req_unref(&r->req);
+    return true;
+}
+
+/* The VM runs again: the parked commands' I/O, in the order they failed. */
+void zbc_resume_bh(void *opaque)
+{
+    ZbcState *s = opaque;
+    ZbcReq *r;
+
+    while ((r = QTAILQ_FIRST(&s->parked))) {
+        QTAILQ_REMOVE(&s->parked, r, park);
+        if (r->req.io_canceled) {
+            /* The bus completed the cancel: nothing to report. */
+            zbc_io_drop(s, r);
+            continue;
+        }
+        if (zbc_io_end_moot(s, r)) {
+            continue;
+        }
+        trace_zbc_io_resumed(r->req.tag, r->cmd->name);
+        zbc_io_submit(r);
+        scsi_req_unref(&r->req);
+    }
+}
+
+/* Unplug: parked commands end without their I/O. */
+void zbc_io_drop_parked(ZbcState *s)
+{
+    ZbcReq *r;
+
+    while ((r = QTAILQ_FIRST(&s->parked))) {
+        QTAILQ_REMOVE(&s->parked, r, park);
+        zbc_io_drop(s, r);
+    }
+}
+
 static void zbc_read_done(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
 
+    if (zbc_io_error(r, &ret, true)) {
+        return;
+    }
     if (zbc_req_aio_done(r, ret, ZBC_ACCESS_READ)) {
         zbc_read_finish(r);
     }
@@ -164,8 +315,16 @@ static void zbc_write_done(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
     ZbcState *s = zbc_state(r);
-    ZrResult res = zr_zone_write_end(&s->zones, &r->zio, ret >= 0);
+    ZrResult res;
 
+    /*
+     * The error policy is for writes that can still happen: not for one
+     * an earlier failed write of its zone overtook (it is UNALIGNED).
+     */
+    if (r->zio.state == ZR_IO_IN_FLIGHT && zbc_io_error(r, &ret, false)) {
+        return;
+    }
+    res = zr_zone_write_end(&s->zones, &r->zio, ret >= 0);
     if (!zbc_req_aio_done(r, ret, ZBC_ACCESS_WRITE)) {
         /* Failed (reported) or cancelled: a held write is dropped. */
         zr_zone_write_forget(&s->zones, &r->zio);
@@ -175,6 +334,7 @@ static void zbc_write_done(void *opaque, int ret)
     } else {
         zbc_write_report(r, res);
     }
+    zbc_out_kick(s);
     scsi_req_unref(&r->req);
 }
 
@@ -182,6 +342,9 @@ static void zbc_sync_done(void *opaque, int ret)
 {
     ZbcReq *r = opaque;
 
+    if (zbc_io_error(r, &ret, false)) {
+        return;
+    }
     if (zbc_req_aio_done(r, ret, ZBC_ACCESS_WRITE)) {
         zbc_req_complete(r);
     }
@@ -195,8 +358,6 @@ static void zbc_sync_done(void *opaque, int ret)
 static void zbc_rw_start(ZbcReq *r, bool write)
 {
     ZbcState *s = zbc_state(r);
-    BlockBackend *blk = s->qdev.conf.blk;
-    int64_t offset = r->lba * s->block_size;
     ZrResult res;
 
     if (write && zbc_zone_write_misaligned(s, r->lba, r->nb)) {
@@ -223,17 +384,7 @@ static void zbc_rw_start(ZbcReq *r, bool write)
         }
         return;
     }
-    zbc_req_acct_start(r, r->len, write ? BLOCK_ACCT_WRITE : BLOCK_ACCT_READ);
-    qemu_iovec_init_buf(&r->qiov, r->buf, r->len);
-    scsi_req_ref(&r->req);
-    if (write) {
-        r->req.aiocb = blk_aio_pwritev(blk, offset, &r->qiov,
-                                       r->fua ? BDRV_REQ_FUA : 0,
-                                       zbc_write_done, r);
-    } else {
-        r->req.aiocb = blk_aio_preadv(blk, offset, &r->qiov, 0,
-                                      zbc_read_done, r);
-    }
+    zbc_io_submit(r);
 }
 
 void zbc_read_start(ZbcReq *r)
@@ -270,20 +421,18 @@ int32_t zbc_sync_send(ZbcReq *r)
 void zbc_sync_start(ZbcReq *r)
 {
     ZbcState *s = zbc_state(r);
-    BlockBackend *blk = s->qdev.conf.blk;
 
     if (s->null_backed) {
         zbc_req_complete(r);
         return;
     }
-    zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
     if (s->persist.blk) {
         /* The data drive's flush is the first step of the sync. */
+        zbc_req_acct_start(r, 0, BLOCK_ACCT_FLUSH);
         zbc_req_complete_durable(r);
         return;
     }
-    scsi_req_ref(&r->req);
-    r->req.aiocb = blk_aio_flush(blk, zbc_sync_done, r);
+    zbc_io_submit(r);
 }
 
 /*

@@ -23,6 +23,7 @@
 #include "hw/block/zoned-reorder/zone-persist.h"
 
 #define TYPE_SCSI_ZBC "scsi-zbc"
+typedef struct ZbcReq ZbcReq;   /* a request (hw/scsi/zbc/zbc-internal.h) */
 OBJECT_DECLARE_SIMPLE_TYPE(ZbcState, SCSI_ZBC)
 
 /* Property defaults (documented in docs/system/devices/scsi-zbc.rst). */
@@ -75,7 +76,12 @@ struct ZbcState {
     bool start_pending;         /* start_bh scheduled, not run yet */
     ZrVclockHold vclock;        /* icount: guest time waits for start_bh */
     ZrZonePersist persist;      /* zone state on zs_blk (persist.blk) */
-    VMChangeStateEntry *vmse;   /* VM stop: zone state written */
+    VMChangeStateEntry *vmse;   /* stop: zone state; run: parked resume */
+    QTAILQ_HEAD(, ZbcReq) parked;   /* stopped on a backend error */
+    QTAILQ_HEAD(, ZbcReq) zone_op_wait; /* ZBC OUT behind writes in flight */
+    bool zone_op_kicking;
+    uint64_t zone_op_waits;     /* ZBC OUT that waited for writes */
+    QEMUBH *resume_bh;
 };
 
 #endif

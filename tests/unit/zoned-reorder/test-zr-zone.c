@@ -1103,9 +1103,11 @@ static void test_inflight_order(void)
     g_assert_cmpint(cond, ==, ZR_COND_EMPTY);
 
     /* c and b finish first: held */
+    g_assert_cmpuint(m.nr_io, ==, 3);
     g_assert_cmpint(zr_zone_write_end(&m, &c, true), ==, ZR_WAIT);
     g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
     g_assert_cmpint(rep.n, ==, 0);
+    g_assert_cmpuint(m.nr_io, ==, 3);
     committed_of(&m, 1, &wp, &cond);
     g_assert_cmpuint(wp, ==, zstart(1));
     /* a finishes: reported now, b and c through the callback, in order */
@@ -1115,6 +1117,7 @@ static void test_inflight_order(void)
     g_assert_cmpint(rep.res[0], ==, ZR_OK);
     g_assert_cmpint(rep.res[1], ==, ZR_OK);
     g_assert_true(zr_zone_idle(&m, 1));
+    g_assert_cmpuint(m.nr_io, ==, 0);
     committed_of(&m, 1, &wp, &cond);
     g_assert_cmpuint(wp, ==, zstart(1) + ZS);
     g_assert_cmpint(cond, ==, ZR_COND_FULL);
@@ -1170,6 +1173,17 @@ static void test_inflight_failure(void)
     g_assert_cmpint(zr_zone_write_begin(&m, zstart(3), 4, &a), ==, ZR_OK);
     g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
     g_assert_cmpint(cond_of(&m, 3), ==, ZR_COND_EMPTY);
+    g_assert_cmpuint(m.nr_io, ==, 0);
+    /* A CLOSED zone's first write in flight: stored EMPTY (ZBC-2). */
+    g_assert_cmpint(zr_zone_open(&m, zstart(4)), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_close(&m, zstart(4)), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 4), ==, ZR_COND_EMPTY);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(4), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_close(&m, zstart(4)), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 4), ==, ZR_COND_CLOSED);
+    committed_of(&m, 4, &wp, &cond);
+    g_assert_cmpint(cond, ==, ZR_COND_EMPTY);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
     g_assert_cmpuint(zr_zone_nr_open(&m), ==, 2);
     check_accounting(&m);
     zr_zone_model_cleanup(&m);

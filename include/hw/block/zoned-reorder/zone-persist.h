@@ -49,6 +49,7 @@ typedef struct ZrZonePersist {
     uint32_t nr_tblocks;
     uint64_t *gen;              /* per table block: generation on disk */
     uint8_t *slot;              /* ... and the copy (0/1) holding it */
+    uint8_t *loaded_cond;       /* while loading: conditions as saved */
     bool running;               /* a sync coroutine is active */
     QSIMPLEQ_HEAD(, ZrPersistWaiter) waiting;
     ZrPersistStats stats;

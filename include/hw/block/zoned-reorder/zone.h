@@ -226,6 +226,7 @@ typedef struct ZrZoneModel {
 
     /* Writes in flight per zone, in start (= LBA) order.  Not saved. */
     ZrZoneIoList *in_flight;
+    uint32_t nr_io;         /* ... on all the lists */
     ZrZoneIoDoneFn *io_done;
     void *io_done_opaque;
 
