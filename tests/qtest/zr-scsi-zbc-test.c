@@ -53,7 +53,7 @@ static ZrScsi *boot(const char *props)
 /* A raw image of @size bytes filled with @fill; the caller unlinks it. */
 static char *make_image(size_t size, uint8_t fill)
 {
-    g_autofree uint8_t *buf = g_malloc(size);
+    g_autofree uint8_t *buf = g_malloc(MAX(size, 1));
     char *path = NULL;
     int fd = g_file_open_tmp("zr-zbc-XXXXXX.img", &path, NULL);
 
