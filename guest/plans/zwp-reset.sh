@@ -30,6 +30,9 @@
 #
 # Parameters (kernel command line zr.* -> environment):
 #   zr.dev=NAME          disk (default sda)                          (ZR_DEV)
+#   zr.rounds=N          N rounds with pipelining on, each on a zone of
+#                        its own (default 1; a soak: the outcome depends on
+#                        the device's random choices and on timing) (ZR_ROUNDS)
 # Results: one "ZR-RESULT zwp-reset ..." line per setting, with stream A's
 # errors (expected with pipelining: its retries after the reset fail) and
 # the kernel's retry count (scsi_mod.zoned_write_retries).
@@ -82,9 +85,10 @@ count_blocks() {
 
 # scenario DEV PIPELINE ZONE-START
 scenario() {
-    local pl=$2 start=$3 off w0 r0 pa pb i w inflight ea eb wb aa bb
+    local pl=$2 start=$3 off w0 r0 pa pb i w inflight ea eb wb aa bb m0
     off=$((start * 512))
     w0=$(warnings) r0=$(cat "$retries" 2>/dev/null || echo 0)
+    m0=$(dmesg | wc -l)
     zr_check "pipeline=$pl: reset zone at sector $start" blkzone reset -o "$start" -c 1 "/dev/$dev"
     w=$(writes_done)
     stream A-$pl 0xaa "$off" 512 128 & pa=$!
@@ -106,6 +110,9 @@ scenario() {
     wait $pb || true
     ea=$(fio_field A-$pl 4) eb=$(fio_field B-$pl 4) wb=$(fio_field B-$pl 46)
     zr_is "pipeline=$pl: stream B wrote 1024 KiB without an error" "$eb $wb" "0 1024"
+    # what the kernel said of the failed writes, if any (the 20 first lines)
+    [ "$eb $wb" = "0 1024" ] || dmesg | tail -n +$((m0 + 1)) | grep -v 'zr-init' | head -n 20 |
+        while IFS= read -r i; do zr_diag "dmesg: $i"; done
     zr_is "pipeline=$pl: the write pointer is at the end of stream B" "$(wp_sectors "$start")" 2048
     aa=$(count_blocks "$start" 256 aa) bb=$(count_blocks "$start" 256 bb)
     zr_is "pipeline=$pl: not one block of stream A landed after the reset" "$aa" 0
@@ -119,4 +126,10 @@ scenario() {
 zr_pipelined_disk "$dev"
 echo 2 > "$q/nomerges"          # every write its own command
 zr_each_pipeline "$dev" scenario
+if [ "${ZR_ROUNDS:-1}" -gt 1 ]; then
+    mapfile -t zones < <(zr_zone_report "/dev/$dev" | awk '$6 == 2 { print $1 }')
+    for ((i = 2; i <= ZR_ROUNDS && i < ${#zones[@]}; i++)); do
+        scenario "$dev" 1 "${zones[i]}"
+    done
+fi
 zr_done
