@@ -322,10 +322,18 @@ uint8_t zr_scsi_lun_reset(ZrScsi *s)
     return resp;
 }
 
+static const char *zr_binary_env;
+
+void zr_scsi_binary_env(const char *var)
+{
+    zr_binary_env = var;
+}
+
 ZrScsi *zr_scsi_start(const char *fmt, ...)
 {
     ZrScsi *s = g_new0(ZrScsi, 1);
     g_autofree char *extra = NULL;
+    g_autofree char *args = NULL;
     g_autofree char *fw = zr_firmware_args();
     uint8_t tur[16] = { TEST_UNIT_READY };
     QPCIAddress addr = { .devfn = QPCI_DEVFN(ZR_SCSI_PCI_SLOT, 0) };
@@ -337,9 +345,10 @@ ZrScsi *zr_scsi_start(const char *fmt, ...)
     va_start(ap, fmt);
     extra = g_strdup_vprintf(fmt, ap);
     va_end(ap);
-    s->qts = qtest_initf("%s-machine q35 -nodefaults "
-                         "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s",
-                         fw, ZR_SCSI_PCI_SLOT, extra);
+    args = g_strdup_printf("%s-machine q35 -nodefaults "
+                           "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s",
+                           fw, ZR_SCSI_PCI_SLOT, extra);
+    s->qts = qtest_init_with_env(zr_binary_env, args, true);
     pc_alloc_init(&s->alloc, s->qts, ALLOC_NO_FLAGS);
     s->pcibus = qpci_new_pc(s->qts, &s->alloc);
     s->vpci = virtio_pci_new(s->pcibus, &addr);
@@ -387,6 +396,77 @@ void zr_scsi_stop(ZrScsi *s)
     alloc_destroy(&s->alloc);
     qtest_quit(s->qts);
     g_free(s);
+}
+
+/* Wait for the MIGRATION event that says the migration on @qts is over. */
+static void zr_migration_wait(QTestState *qts)
+{
+    for (;;) {
+        QDict *ev = qtest_qmp_eventwait_ref(qts, "MIGRATION");
+        const char *status = qdict_get_str(qdict_get_qdict(ev, "data"),
+                                           "status");
+
+        g_assert_cmpstr(status, !=, "failed");
+        if (!strcmp(status, "completed")) {
+            qobject_unref(ev);
+            return;
+        }
+        qobject_unref(ev);
+    }
+}
+
+static void zr_migration_events(QTestState *qts)
+{
+    qtest_qmp_assert_success(qts, "{ 'execute': 'migrate-set-capabilities', "
+                             "'arguments': { 'capabilities': [ "
+                             "{ 'capability': 'events', 'state': true } ] } }");
+}
+
+void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...)
+{
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *extra = NULL;
+    g_autofree char *path = NULL;
+    g_autofree char *uri = NULL;
+    QTestState *to;
+    va_list ap;
+    int fd;
+
+    va_start(ap, fmt);
+    extra = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    fd = g_file_open_tmp("zr-migration-XXXXXX", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    uri = g_strdup_printf("file:%s", path);
+
+    zr_migration_events(s->qts);
+    qtest_qmp_assert_success(s->qts, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    zr_migration_wait(s->qts);
+
+    to = qtest_initf("%s-machine q35 -nodefaults "
+                     "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s "
+                     "-incoming defer", fw, ZR_SCSI_PCI_SLOT, extra);
+    zr_migration_events(to);
+    qtest_qmp_assert_success(to, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s } }", uri);
+    zr_migration_wait(to);
+    unlink(path);
+
+    qtest_quit(s->qts);
+    s->qts = to;
+    s->pcibus->qts = to;
+}
+
+void zr_scsi_resync(ZrScsi *s)
+{
+    int i;
+
+    for (i = 0; i <= ZR_SCSI_REQUEST_VQ; i++) {
+        s->vq[i]->last_used_idx = qtest_readw(s->qts, s->vq[i]->used + 2);
+        qvirtqueue_reset_pool(s->vq[i]);
+    }
 }
 
 uint64_t zr_qom_get_u64(QTestState *qts, const char *path, const char *prop)

@@ -76,6 +76,13 @@ typedef struct ZrScsi ZrScsi;
  * command line @fmt, and talk to target 0, LUN 0.  The first command's
  * POWER ON unit attention is consumed and checked.
  */
+/*
+ * The QEMU binary of the zr_scsi_start() calls that follow: the one the
+ * environment variable @var names if set, else QTEST_QEMU_BINARY; NULL
+ * returns to QTEST_QEMU_BINARY.  For a test that needs QEMU run
+ * differently, e.g. with full stacks for leak suppressions.
+ */
+void zr_scsi_binary_env(const char *var);
 ZrScsi *zr_scsi_start(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 void zr_scsi_stop(ZrScsi *s);
 QTestState *zr_scsi_qts(ZrScsi *s);
@@ -96,6 +103,19 @@ void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
                         void (*hook)(ZrScsi *s, void *opaque), void *opaque);
 /* LOGICAL UNIT RESET task management function; returns its response. */
 uint8_t zr_scsi_lun_reset(ZrScsi *s);
+/*
+ * Migrate the VM to a file and go on in a new QEMU, started with the
+ * arguments @fmt gives (the same devices; drives may differ, e.g. without
+ * an error injection), that loads it: guest memory, the virtqueues and the
+ * commands in flight come with it, and the test goes on with @s.  The old
+ * QEMU quits.
+ */
+void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+/*
+ * Guest memory was replaced (loadvm) while no command was in flight: take
+ * the virtqueues' used indices from it.
+ */
+void zr_scsi_resync(ZrScsi *s);
 
 /* qom-get of an integer property (a device counter) of the QOM object at @path */
 uint64_t zr_qom_get_u64(QTestState *qts, const char *path, const char *prop);

@@ -2214,6 +2214,17 @@ static void test_zone_op_after_writes(void)
     unlink(img);
 }
 
+/*
+ * scsi-zbc on a drive whose backend fails once (blkdebug): the drive's
+ * error options, the image, the event, the sector, the errno.
+ */
+#define BLKDEBUG_ZBC \
+    "-drive if=none,id=d0,format=raw,%s,file.driver=blkdebug," \
+    "file.image.driver=file,file.image.filename=%s," \
+    "file.inject-error.0.event=%s,file.inject-error.0.sector=%" PRIu64 \
+    ",file.inject-error.0.errno=%d,file.inject-error.0.once=on " \
+    "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0," GEOMETRY
+
 /* The VM stopped on an I/O error (werror=stop); resume it. */
 static void stopped_then_cont(ZrScsi *s, void *opaque)
 {
@@ -2242,20 +2253,14 @@ static void test_werror(void)
 {
     g_autofree char *img = make_image(NBLOCKS * BS, 0);
     uint64_t sec = zs(2) * (BS / 512);
-    const char *blkdebug =
-        "-drive if=none,id=d0,format=raw,%s,file.driver=blkdebug,"
-        "file.image.driver=file,file.image.filename=%s,"
-        "file.inject-error.0.event=%s,file.inject-error.0.sector=%" PRIu64
-        ",file.inject-error.0.errno=28,file.inject-error.0.once=on "
-        "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0,"
-        GEOMETRY;
+    const char *blkdebug = BLKDEBUG_ZBC;
     uint64_t failures = UINT64_MAX;
     uint8_t buf[BS], cdbs[16 * 2];
     ZrScsiReq q[2];
     ZrScsiResp r;
     ZrScsi *s;
 
-    s = zr_scsi_start(blkdebug, "werror=enospc", img, "write_aio", sec);
+    s = zr_scsi_start(blkdebug, "werror=enospc", img, "write_aio", sec, 28);
     for (int i = 0; i < 2; i++) {
         zr_cdb_rw16(&cdbs[16 * i], WRITE_16, zs(2) + i, 1);
         memset(buf, 0x31, sizeof(buf));
@@ -2272,18 +2277,105 @@ static void test_werror(void)
     g_assert_cmphex(buf[0], ==, 0x31);
     zr_scsi_stop(s);
 
-    s = zr_scsi_start(blkdebug, "werror=report", img, "write_aio", sec);
+    s = zr_scsi_start(blkdebug, "werror=report", img, "write_aio", sec, 28);
     write_err(s, zs(2), 1, DATA_PROTECT, 0x27, 0x07);
     check_zone(s, zs(2), C_EMPTY, zs(2));
     zr_scsi_stop(s);
 
-    s = zr_scsi_start(blkdebug, "rerror=stop", img, "read_aio", sec);
+    s = zr_scsi_start(blkdebug, "rerror=stop", img, "read_aio", sec, 28);
     write_ok(s, zs(2), 1, 0x32);
     zr_cdb_rw16(cdbs, READ_16, zs(2), 1);
     q[0] = (ZrScsiReq) { .cdb = cdbs, .in = buf, .in_len = BS };
     zr_scsi_batch_hook(s, q, 1, stopped_then_cont, &failures);
     zr_assert_good(&q[0].resp);
     g_assert_cmphex(buf[0], ==, 0x32);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Migration
+ */
+
+/*
+ * The VM stopped on a backend error: migrate it to a file and a new QEMU
+ * (@opaque: its arguments, the drive without the error injection), which
+ * stays stopped on the error as the source was, then resume it there.
+ */
+static void stopped_migrate_cont(ZrScsi *s, void *opaque)
+{
+    QDict *rsp;
+
+    qtest_qmp_eventwait(zr_scsi_qts(s), "STOP");
+    zr_scsi_migrate(s, "%s", (const char *)opaque);
+    rsp = qtest_qmp(zr_scsi_qts(s), "{ 'execute': 'query-status' }");
+    g_assert_cmpstr(qdict_get_str(qdict_get_qdict(rsp, "return"), "status"),
+                    ==, "io-error");
+    qobject_unref(rsp);
+    qtest_qmp_assert_success(zr_scsi_qts(s), "{ 'execute': 'cont' }");
+}
+
+/*
+ * Commands in flight across a migration.  A write stopped on ENOSPC
+ * (werror=enospc) and the write behind it in its zone, whose data is
+ * already on the medium: on the destination the first is issued again in
+ * its place and the second is reported after it, both GOOD (neither runs
+ * again, so neither turns into UNALIGNED WRITE), with the write pointer
+ * right behind them.  A read stopped on an error (rerror=stop) runs again
+ * from the start on the destination.  The zone model and its counters
+ * come along.
+ */
+static void test_migrate_in_flight(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    uint64_t sec = zs(2) * (BS / 512);
+    const char *blkdebug = BLKDEBUG_ZBC;
+    g_autofree char *dest = g_strdup_printf(
+        "-drive if=none,id=d0,format=raw,file=%s "
+        "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0,"
+        GEOMETRY, img);
+    uint8_t buf[2 * BS], cdbs[16 * 3];
+    uint64_t writes;
+    ZrScsiReq q[3];
+    ZrScsiResp r;
+    ZrScsi *s;
+
+    s = zr_scsi_start(blkdebug, "werror=enospc", img, "write_aio", sec, 28);
+    write_ok(s, zs(3), 1, 0x33);
+    writes = qom_u64(s, "stats.writes");
+    for (int i = 0; i < 2; i++) {
+        zr_cdb_rw16(&cdbs[16 * i], WRITE_16, zs(2) + i, 1);
+        q[i] = (ZrScsiReq) { .cdb = &cdbs[16 * i], .out = buf + i * BS,
+                             .out_len = BS };
+    }
+    memset(buf, 0x31, BS);
+    memset(buf + BS, 0x32, BS);
+    zr_scsi_batch_hook(s, q, 2, stopped_migrate_cont, dest);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    check_zone(s, zs(3), C_IMP, zs(3) + 1);
+    g_assert_cmpuint(qom_u64(s, "stats.writes"), ==, writes + 2);
+    g_assert_cmpuint(qom_u64(s, "stats.unaligned-writes"), ==, 0);
+    read16(s, zs(2), 2, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x31);
+    g_assert_cmphex(buf[BS], ==, 0x32);
+    write_ok(s, zs(2) + 2, 1, 0x34);
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start(blkdebug, "rerror=stop", img, "read_aio", sec, 5);
+    write_ok(s, zs(2), 1, 0x41);
+    write_ok(s, zs(2) + 1, 1, 0x42);
+    zr_cdb_rw16(cdbs, READ_16, zs(2), 2);
+    q[0] = (ZrScsiReq) { .cdb = cdbs, .in = buf, .in_len = 2 * BS };
+    memset(buf, 0, sizeof(buf));
+    zr_scsi_batch_hook(s, q, 1, stopped_migrate_cont, dest);
+    zr_assert_good(&q[0].resp);
+    g_assert_cmphex(buf[0], ==, 0x41);
+    g_assert_cmphex(buf[2 * BS - 1], ==, 0x42);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
     zr_scsi_stop(s);
     unlink(img);
 }
@@ -2621,6 +2713,137 @@ static void test_reorder(void)
     g_assert(!memcmp(first, second, sizeof(first)));
 }
 
+/*
+ * Migration with a zone-state drive: the destination takes the zone state
+ * from the stream (open zones stay open: a migration is no power cycle)
+ * and writes it to the drive it took over from the source, reading which
+ * copy of each table block is the newer first, so a cold start afterwards
+ * finds what the destination did.
+ */
+static void test_migrate_zone_state(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    g_autofree char *state = make_image(0, 0);
+    uint8_t cdb[16], buf[BS];
+    ZrScsiResp r;
+    ZrScsi *s;
+
+    s = boot_state(img, state, GEOMETRY);
+    write_ok(s, zs(2), 2, 0x22);
+    zone_ok(s, SA_OPEN, zs(3), false);
+    write_ok(s, zs(4), 1, 0x44);
+    zone_ok(s, SA_CLOSE, zs(4), false);
+    zr_scsi_migrate(s, ZS_DRIVES ZS_DEVICE "%s", img, state, GEOMETRY);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    check_zone(s, zs(3), C_EXP, zs(3));
+    check_zone(s, zs(4), C_CLOSED, zs(4) + 1);
+    write_ok(s, zs(2) + 2, 1, 0x23);
+    zone_ok(s, SA_RESET, zs(4), false);
+    zr_cdb_rw10(cdb, SYNCHRONIZE_CACHE, 0, 0);
+    zr_scsi_cmd(s, cdb, NULL, 0, NULL, 0, &r);
+    zr_assert_good(&r);
+    zr_scsi_stop(s);
+
+    s = boot_state(img, state, GEOMETRY);
+    check_zone(s, zs(2), C_CLOSED, zs(2) + 3);
+    check_zone(s, zs(3), C_EMPTY, zs(3));
+    check_zone(s, zs(4), C_EMPTY, zs(4));
+    read16(s, zs(2) + 2, 1, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x23);
+    zr_scsi_stop(s);
+    unlink(state);
+    unlink(img);
+}
+
+static char *make_qcow2(size_t size)
+{
+    const char *qemu_img = g_getenv("QTEST_QEMU_IMG");
+    g_autofree char *size_s = g_strdup_printf("%zu", size);
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    int fd, status;
+
+    fd = g_file_open_tmp("zr-zbc-XXXXXX.qcow2", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    {
+        const char *argv[] = { qemu_img, "create", "-q", "-f", "qcow2", path,
+                               size_s, NULL };
+
+        g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL,
+                                   G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                                   &status, &err));
+        g_assert_no_error(err);
+        g_assert_cmpint(status, ==, 0);
+    }
+    return g_steal_pointer(&path);
+}
+
+static void hmp_ok(ZrScsi *s, const char *cmd)
+{
+    g_autofree char *out = qtest_hmp(zr_scsi_qts(s), "%s", cmd);
+
+    g_assert_cmpstr(out, ==, "");
+}
+
+/*
+ * savevm and loadvm on qcow2 (data and zone-state drives): loadvm brings
+ * back the zones and the data of the snapshot, the zone-state drive
+ * included, and the device goes on from there (a write at the snapshot's
+ * write pointer is GOOD); a cold start finds what came after the loadvm.
+ */
+static void test_savevm_loadvm(void)
+{
+    g_autofree char *img = NULL, *state = NULL;
+    const char *drives =
+        "-drive if=none,id=d0,format=qcow2,file=%s "
+        "-drive if=none,id=zs0,format=qcow2,file=%s " ZS_DEVICE GEOMETRY;
+    uint8_t buf[BS];
+    ZrScsiResp r;
+    ZrScsi *s;
+
+    if (!g_getenv("QTEST_QEMU_IMG")) {
+        g_test_skip("QTEST_QEMU_IMG is not set");
+        return;
+    }
+    img = make_qcow2(NBLOCKS * BS);
+    state = make_qcow2(1 << 20);
+    /*
+     * Under LeakSanitizer, savevm's own leaks in QEMU need full stacks to
+     * be suppressed (tests/qtest/zr-lsan.supp, scripts/check).
+     */
+    zr_scsi_binary_env("QTEST_QEMU_BINARY_SNAPSHOT");
+    s = zr_scsi_start(drives, img, state);
+    write_ok(s, zs(2), 2, 0x22);
+    zone_ok(s, SA_OPEN, zs(3), false);
+    hmp_ok(s, "savevm zr-snap");
+    write_ok(s, zs(2) + 2, 1, 0x23);
+    write_ok(s, zs(4), 1, 0x44);
+    zone_ok(s, SA_CLOSE, zs(3), false);
+    hmp_ok(s, "loadvm zr-snap");
+    zr_scsi_resync(s);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    check_zone(s, zs(3), C_EXP, zs(3));
+    check_zone(s, zs(4), C_EMPTY, zs(4));
+    read16(s, zs(2) + 2, 1, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x00);
+    write_ok(s, zs(2) + 2, 1, 0x24);
+    zr_scsi_stop(s);
+
+    s = zr_scsi_start(drives, img, state);
+    check_zone(s, zs(2), C_CLOSED, zs(2) + 3);
+    check_zone(s, zs(4), C_EMPTY, zs(4));
+    read16(s, zs(2) + 2, 1, buf, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0x24);
+    zr_scsi_stop(s);
+    zr_scsi_binary_env(NULL);
+    unlink(state);
+    unlink(img);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2650,6 +2873,9 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/geometry-errors", test_geometry_errors);
     qtest_add_func("/scsi-zbc/iothread", test_iothread);
     qtest_add_func("/scsi-zbc/reorder", test_reorder);
+    qtest_add_func("/scsi-zbc/migrate/in-flight", test_migrate_in_flight);
+    qtest_add_func("/scsi-zbc/migrate/zone-state", test_migrate_zone_state);
+    qtest_add_func("/scsi-zbc/migrate/savevm-loadvm", test_savevm_loadvm);
     qtest_add_func("/scsi-zbc/bad/mode-select-bdlen-odd",
                    test_bad_mode_select_bdlen_odd);
     qtest_add_func("/scsi-zbc/bad/mode-select-longlba-short-bd",

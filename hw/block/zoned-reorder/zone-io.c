@@ -11,6 +11,8 @@
  */
 
 #include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/bitops.h"
 #include "hw/block/zoned-reorder/zone.h"
 #include "zone-internal.h"
 #include "trace.h"
@@ -498,4 +500,109 @@ ZrResult zr_zone_set_read_only(ZrZoneModel *m, uint64_t lba)
 ZrResult zr_zone_set_offline(ZrZoneModel *m, uint64_t lba)
 {
     return zr_zone_inject(m, lba, ZR_COND_OFFLINE);
+}
+
+/*
+ * ------------------------------------------------------------------------
+ * Writes in flight across migration
+ */
+
+/*
+ * Migration: put back a write that was on its zone's list when the state
+ * was saved, after the zone array was restored (zr_zone_model_post_load()
+ * leaves every list empty).  After the drain that precedes a save, such a
+ * write is one stopped on a host error and waiting for the VM to resume
+ * (ZR_IO_IN_FLIGHT: its data must be written again), or one written
+ * behind it and held (ZR_IO_DONE).  @io carries the saved lba, len and
+ * state; the zone's saved write pointer already covers it.  Writes may
+ * come back in any order: each goes to its place by LBA, and
+ * zr_zone_write_restore_check() checks the lists once all are back.
+ * Other states are not on a list and need nothing.  The stream is input
+ * we do not trust: what cannot have been saved is refused.
+ */
+bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp)
+{
+    ZrZone *z;
+    ZrZoneIo *at, *prev;
+    uint32_t idx;
+
+    if (io->state != ZR_IO_IN_FLIGHT && io->state != ZR_IO_DONE) {
+        if (io->state > ZR_IO_DETACHED) {
+            error_setg(errp, "write at %" PRIu64 ": bad state %u", io->lba,
+                       io->state);
+            return false;
+        }
+        io->state = io->state == ZR_IO_OVERTAKEN ? ZR_IO_OVERTAKEN
+                                                 : ZR_IO_IDLE;
+        return true;
+    }
+    z = zr_zone_at(m, io->lba);
+    if (!io->len || !z || !zr_zone_is_seq(z) ||
+        io->len > z->wp - MIN(z->wp, io->lba) || io->lba < z->start) {
+        error_setg(errp, "write of %" PRIu64 " blocks at %" PRIu64 " is not "
+                   "below its zone's write pointer", io->len, io->lba);
+        return false;
+    }
+    idx = zr_zone_index(m, z);
+    io->zone = idx;
+    QTAILQ_FOREACH(at, &m->in_flight[idx], link) {
+        if (at->lba >= io->lba) {
+            break;
+        }
+    }
+    prev = at ? QTAILQ_PREV(at, link) : QTAILQ_LAST(&m->in_flight[idx]);
+    if ((at && at->lba < io->lba + io->len) ||
+        (prev && prev->lba + prev->len > io->lba)) {
+        error_setg(errp, "writes in flight at %" PRIu64 " overlap",
+                   io->lba);
+        return false;
+    }
+    if (at) {
+        QTAILQ_INSERT_BEFORE(at, io, link);
+    } else {
+        QTAILQ_INSERT_TAIL(&m->in_flight[idx], io, link);
+    }
+    m->nr_io++;
+    set_bit(idx, m->dirty);
+    return true;
+}
+
+/*
+ * Once every write is back: each zone's list must be what writes begun at
+ * the write pointer make, one after the other up to it, and start with a
+ * write whose data still has to be written (a held write first in line
+ * would have been reported).
+ */
+bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp)
+{
+    uint32_t i;
+
+    for (i = 0; i < m->nr_zones; i++) {
+        ZrZoneIo *io, *first = QTAILQ_FIRST(&m->in_flight[i]);
+        uint64_t end;
+
+        if (!first) {
+            continue;
+        }
+        if (first->state != ZR_IO_IN_FLIGHT) {
+            error_setg(errp, "zone %u: the first write in flight is done", i);
+            return false;
+        }
+        end = first->lba;
+        QTAILQ_FOREACH(io, &m->in_flight[i], link) {
+            if (io->lba != end) {
+                error_setg(errp, "zone %u: writes in flight leave a gap at "
+                           "%" PRIu64, i, end);
+                return false;
+            }
+            end += io->len;
+        }
+        if (end != m->zones[i].wp) {
+            error_setg(errp, "zone %u: writes in flight end at %" PRIu64
+                       ", the write pointer is %" PRIu64, i, end,
+                       m->zones[i].wp);
+            return false;
+        }
+    }
+    return true;
 }

@@ -319,14 +319,22 @@ static bool zr_persist_check_super(ZrZonePersist *p, const uint8_t *buf,
     return true;
 }
 
-static int zr_persist_load(ZrZonePersist *p, Error **errp)
+/*
+ * Read both copies of every table block: which one is newer sets the
+ * generation and the copy the next write replaces.  With @apply, the newer
+ * copy's zones go into the model (loading); without, a block with no valid
+ * copy (never written since a format that a crash interrupted) is written
+ * anew as generation 1 (after a migration or a snapshot, whose zone state
+ * came with the VM).
+ */
+static int coroutine_mixed_fn zr_persist_scan(ZrZonePersist *p, bool apply,
+                                              Error **errp)
 {
     g_autofree uint8_t *a = g_malloc(ZR_PERSIST_BLOCK);
     g_autofree uint8_t *b = g_malloc(ZR_PERSIST_BLOCK);
     uint32_t i;
     int ret;
 
-    p->loaded_cond = g_new0(uint8_t, p->m->nr_zones);
     for (i = 0; i < p->nr_tblocks; i++) {
         uint64_t ga = 0, gb = 0;
         bool oka, okb;
@@ -344,7 +352,7 @@ static int zr_persist_load(ZrZonePersist *p, Error **errp)
         }
         oka = zr_persist_table_ok(p, i, a, &ga);
         okb = zr_persist_table_ok(p, i, b, &gb);
-        if (!oka && !okb) {
+        if (!oka && !okb && apply) {
             error_setg(errp, "zone state table block %u (zones %u-%u): "
                        "neither copy is valid (checksum, magic or index)",
                        i, i * p->per_block,
@@ -353,7 +361,22 @@ static int zr_persist_load(ZrZonePersist *p, Error **errp)
         }
         p->slot[i] = !oka || (okb && gb > ga);
         p->gen[i] = p->slot[i] ? gb : ga;
-        zr_persist_load_table(p, i, p->slot[i] ? b : a);
+        if (apply) {
+            zr_persist_load_table(p, i, p->slot[i] ? b : a);
+        }
+    }
+    return 0;
+}
+
+static int zr_persist_load(ZrZonePersist *p, Error **errp)
+{
+    uint32_t i;
+    int ret;
+
+    p->loaded_cond = g_new0(uint8_t, p->m->nr_zones);
+    ret = zr_persist_scan(p, true, errp);
+    if (ret < 0) {
+        return ret;
     }
     /*
      * Open zones do not survive a power cycle (ZBC-2, ZNS): apply that
@@ -386,7 +409,7 @@ static int zr_persist_load(ZrZonePersist *p, Error **errp)
 
 bool zr_persist_open(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *blk,
                      BlockBackend *data, uint32_t block_size, bool format,
-                     Error **errp)
+                     bool incoming, Error **errp)
 {
     g_autofree uint8_t *buf = g_malloc0(ZR_PERSIST_BLOCK);
     int64_t len;
@@ -408,6 +431,17 @@ bool zr_persist_open(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *blk,
         error_setg_errno(errp, -len, "cannot get the size of the zone-state "
                          "drive");
         goto fail;
+    }
+    if (incoming) {
+        /*
+         * The state comes with the migration stream, and the drive belongs
+         * to the source until the migration ends: nothing is read or
+         * written now (format is for a cold start only).  The first sync
+         * learns the copies on the drive (zr_persist_rescan()).
+         */
+        p->rescan = true;
+        trace_zr_persist_incoming(m->nr_zones, p->nr_tblocks);
+        return true;
     }
     if (len >= ZR_PERSIST_BLOCK) {
         ret = blk_pread(blk, 0, ZR_PERSIST_BLOCK, buf, 0);
@@ -452,6 +486,18 @@ fail:
     return false;
 }
 
+/*
+ * The zone state was replaced from outside (migration, loadvm): every zone
+ * is dirty (zr_zone_model_post_load()), and which copy of each table block
+ * is the newer must be read again before the next write.
+ */
+void zr_persist_invalidate(ZrZonePersist *p)
+{
+    if (p->blk) {
+        p->rescan = true;
+    }
+}
+
 void zr_persist_close(ZrZonePersist *p)
 {
     assert(!p->running);
@@ -473,14 +519,88 @@ void zr_persist_close(ZrZonePersist *p)
  * One round: snapshot the dirty table blocks, flush the data, write the
  * snapshot, flush the state.  On failure the blocks are dirty again.
  */
+/*
+ * The zone state came with the VM (an incoming migration, a loadvm): the
+ * model is right, and the drive holds what the source wrote last (or what
+ * the snapshot holds).  Before writing over one copy of a table block,
+ * learn which copy is the newer.  A drive never formatted is formatted by
+ * this round: its tables (every zone is dirty) and then, in
+ * zr_persist_round(), its superblock (*@fresh).  Another format or
+ * geometry fails the round, as it would have failed realize.
+ */
+static int coroutine_mixed_fn zr_persist_rescan(ZrZonePersist *p,
+                                                bool *fresh)
+{
+    g_autofree uint8_t *buf = g_malloc0(ZR_PERSIST_BLOCK);
+    int64_t need = zr_persist_size(p->m);
+    int64_t len = blk_getlength(p->blk);
+    Error *err = NULL;
+    int ret;
+
+    if (len < 0) {
+        return len;
+    }
+    if (len >= ZR_PERSIST_BLOCK) {
+        ret = blk_pread(p->blk, 0, ZR_PERSIST_BLOCK, buf, 0);
+        if (ret < 0) {
+            return ret;
+        }
+    }
+    if (zr_persist_all_zero(buf, ZR_PERSIST_BLOCK)) {
+        if (len < need) {
+            ret = blk_truncate(p->blk, need, false, PREALLOC_MODE_OFF, 0,
+                               &err);
+            if (ret < 0) {
+                error_report_err(err);
+                return ret;
+            }
+        }
+        memset(p->gen, 0, p->nr_tblocks * sizeof(*p->gen));
+        memset(p->slot, 1, p->nr_tblocks);
+        bitmap_set(p->m->dirty, 0, p->m->nr_zones);
+        *fresh = true;
+        return 0;
+    }
+    if (memcmp(buf + SB_MAGIC, ZR_PERSIST_MAGIC, 8) ||
+        !zr_persist_sealed(buf)) {
+        error_setg(&err, "no valid superblock");
+    } else if (zr_persist_check_super(p, buf, &err) && len < need) {
+        error_setg(&err, "truncated: %" PRId64 " bytes, %" PRId64 " needed",
+                   len, need);
+    }
+    if (!err) {
+        ret = zr_persist_scan(p, false, &err);
+    } else {
+        ret = -EINVAL;
+    }
+    if (ret < 0) {
+        error_prepend(&err, "zone-state drive after migration: ");
+        error_report_err(err);
+        return ret;
+    }
+    return 0;
+}
+
 static int coroutine_mixed_fn zr_persist_round(ZrZonePersist *p)
 {
     ZrZoneModel *m = p->m;
-    uint32_t *idx = g_new(uint32_t, p->nr_tblocks);
+    uint32_t *idx;
     uint8_t *bufs;
     uint32_t n = 0, i, k;
+    bool fresh = false;
     int ret;
 
+    if (p->rescan) {
+        ret = zr_persist_rescan(p, &fresh);
+        if (ret < 0) {
+            p->stats.syncs++;
+            p->stats.errors++;
+            trace_zr_persist_error(ret);
+            return ret;
+        }
+        p->rescan = false;
+    }
+    idx = g_new(uint32_t, p->nr_tblocks);
     for (i = 0; i < p->nr_tblocks; i++) {
         uint32_t first = i * p->per_block;
         uint32_t end = MIN(first + p->per_block, m->nr_zones);
@@ -508,6 +628,19 @@ static int coroutine_mixed_fn zr_persist_round(ZrZonePersist *p)
     }
     if (ret == 0 && n) {
         ret = blk_flush(p->blk);
+    }
+    if (ret == 0 && fresh) {
+        g_autofree uint8_t *sb = g_malloc(ZR_PERSIST_BLOCK);
+
+        zr_persist_fill_super(p, sb);
+        ret = blk_pwrite(p->blk, 0, ZR_PERSIST_BLOCK, sb, 0);
+        if (ret == 0) {
+            ret = blk_flush(p->blk);
+        }
+    }
+    if (ret < 0 && fresh) {
+        /* Not formatted yet: the next round starts over. */
+        p->rescan = true;
     }
     for (k = 0; k < n; k++) {
         uint32_t first = idx[k] * p->per_block;

@@ -361,6 +361,9 @@ static void zbc_read_data(SCSIRequest *req)
     case ZBC_PHASE_DATA_IN:
         zbc_req_complete(r);
         break;
+    case ZBC_PHASE_MIGRATED:
+        zbc_mig_restart(r);
+        break;
     default:
         /* Only an HBA that breaks the SCSIReqOps protocol gets here. */
         g_assert_not_reached();
@@ -379,6 +382,9 @@ static void zbc_write_data(SCSIRequest *req)
     case ZBC_PHASE_DATA_OUT:
         r->phase = ZBC_PHASE_STARTED;
         r->cmd->data_out(r);
+        break;
+    case ZBC_PHASE_MIGRATED:
+        zbc_mig_restart(r);
         break;
     default:
         g_assert_not_reached();
@@ -409,6 +415,8 @@ static const SCSIReqOps zbc_reqops = {
     .read_data = zbc_read_data,
     .write_data = zbc_write_data,
     .get_buf = zbc_get_buf,
+    .save_request = zbc_save_request,
+    .load_request = zbc_load_request,
 };
 
 static SCSIRequest *zbc_alloc_req(SCSIDevice *d, uint32_t tag, uint32_t lun,
@@ -756,8 +764,13 @@ static bool zbc_persist_open(ZbcState *s, Error **errp)
         error_prepend(errp, "zone-state: ");
         return false;
     }
+    /*
+     * An incoming migration brings the zone state in its stream: the
+     * drive is the source's until the migration ends.
+     */
     if (!zr_persist_open(&s->persist, &s->zones, zs, s->qdev.conf.blk,
-                         s->block_size, s->zs_format, errp)) {
+                         s->block_size, s->zs_format,
+                         runstate_check(RUN_STATE_INMIGRATE), errp)) {
         error_prepend(errp, "zone-state: ");
         return false;
     }
@@ -968,11 +981,6 @@ static const Property zbc_props[] = {
     DEFINE_BLOCK_ERROR_PROPERTIES(ZbcState, qdev.conf),
     DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
-};
-
-static const VMStateDescription vmstate_scsi_zbc = {
-    .name = "scsi-zbc",
-    .unmigratable = 1,
 };
 
 static void zbc_instance_init(Object *obj)

@@ -60,6 +60,7 @@ typedef enum ZbcPhase {
     ZBC_PHASE_WANT_DATA_OUT, /* data-out not requested yet */
     ZBC_PHASE_DATA_OUT,     /* data-out requested from the HBA */
     ZBC_PHASE_STARTED,      /* submitted to the dispatch engine */
+    ZBC_PHASE_MIGRATED,     /* loaded, to run again (zbc-migrate.c) */
 } ZbcPhase;
 
 typedef struct ZbcReq ZbcReq;
@@ -109,6 +110,8 @@ struct ZbcReq {
     /* on ZbcState.parked (werror=stop) or zone_op_wait (ZBC OUT) */
     QTAILQ_ENTRY(ZbcReq) park;
     int io_ret;             /* the backend error it was parked on */
+    uint8_t mig;            /* loaded by migration: ZbcMigKind, until used */
+    bool mig_bad;           /* ... from a stream that makes no sense here */
 };
 
 static inline ZbcState *zbc_state(ZbcReq *r)
@@ -193,6 +196,11 @@ void zbc_io_drop_parked(ZbcState *s);
 int32_t zbc_sync_send(ZbcReq *r);
 void zbc_sync_start(ZbcReq *r);
 void zbc_submit(ZbcReq *r);
+
+void zbc_save_request(QEMUFile *f, SCSIRequest *req);
+void zbc_load_request(QEMUFile *f, SCSIRequest *req);
+void zbc_mig_restart(ZbcReq *r);
+extern const VMStateDescription vmstate_scsi_zbc;
 void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);
 void zbc_schedule_starts(ZbcState *s);

@@ -1126,6 +1126,75 @@ static void test_inflight_order(void)
 }
 
 /*
+ * Migration: writes in flight on the source (the first one still to be
+ * written, the ones behind it held) come back onto a restored model in
+ * any order, and behave as on the source: the first one's end reports the
+ * held ones.  What cannot have been saved is refused.
+ */
+static void test_inflight_restore(void)
+{
+    ZrZoneModel src, m;
+    ZrZoneIo a, b, c, ra, rb, rc, bad;
+    Reported rep = { 0 };
+    Error *err = NULL;
+
+    model_init(&src, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&src, record_done, &rep);
+    g_assert_cmpint(zr_zone_write_begin(&src, zstart(1), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&src, zstart(1) + 4, 4, &b), ==,
+                    ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&src, zstart(1) + 8, 2, &c), ==,
+                    ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&src, &b, true), ==, ZR_WAIT);
+    g_assert_cmpint(zr_zone_write_end(&src, &c, true), ==, ZR_WAIT);
+
+    /* What a migration moves: the zones, and each write's lba/len/state. */
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    memcpy(m.zones, src.zones, sizeof(ZrZone) * src.nr_zones);
+    g_assert_true(zr_zone_model_post_load(&m, &error_abort));
+    ra = (ZrZoneIo) { .lba = a.lba, .len = a.len, .state = a.state };
+    rb = (ZrZoneIo) { .lba = b.lba, .len = b.len, .state = b.state };
+    rc = (ZrZoneIo) { .lba = c.lba, .len = c.len, .state = c.state };
+    g_assert_true(zr_zone_write_restore(&m, &rc, &error_abort));
+    g_assert_true(zr_zone_write_restore(&m, &ra, &error_abort));
+    /* Not below the write pointer, and overlapping: refused. */
+    bad = (ZrZoneIo) { .lba = zstart(1) + 10, .len = 1,
+                       .state = ZR_IO_IN_FLIGHT };
+    g_assert_false(zr_zone_write_restore(&m, &bad, &err));
+    error_free_or_abort(&err);
+    bad = (ZrZoneIo) { .lba = zstart(1) + 2, .len = 4,
+                       .state = ZR_IO_DONE };
+    g_assert_false(zr_zone_write_restore(&m, &bad, &err));
+    error_free_or_abort(&err);
+    /* A gap where b belongs. */
+    g_assert_false(zr_zone_write_restore_check(&m, &err));
+    error_free_or_abort(&err);
+    g_assert_true(zr_zone_write_restore(&m, &rb, &error_abort));
+    g_assert_true(zr_zone_write_restore_check(&m, &error_abort));
+    g_assert_cmpuint(m.nr_io, ==, 3);
+    g_assert_false(zr_zone_idle(&m, 1));
+
+    /* The first one is written again: b and c are reported, in order. */
+    g_assert_cmpint(zr_zone_write_end(&m, &ra, true), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 2);
+    g_assert_true(rep.io[0] == &rb && rep.io[1] == &rc);
+    g_assert_cmpuint(m.zones[1].wp, ==, zstart(1) + 10);
+    g_assert_true(zr_zone_idle(&m, 1));
+    check_accounting(&m);
+
+    /* A held write first in line cannot have been saved. */
+    g_assert_cmpint(zr_zone_write(&m, zstart(2), 4), ==, ZR_OK);
+    rb = (ZrZoneIo) { .lba = zstart(2), .len = 4, .state = ZR_IO_DONE };
+    g_assert_true(zr_zone_write_restore(&m, &rb, &error_abort));
+    g_assert_false(zr_zone_write_restore_check(&m, &err));
+    error_free_or_abort(&err);
+    zr_zone_model_cleanup(&m);
+    g_assert_cmpint(zr_zone_write_end(&src, &a, true), ==, ZR_OK);
+    zr_zone_model_cleanup(&src);
+}
+
+/*
  * A failed transfer takes the write pointer back; later writes of the zone
  * are overtaken: a held one is reported UNALIGNED at once, one still moving
  * when it ends.  Writes of other zones are not touched.
@@ -1354,6 +1423,8 @@ int main(int argc, char **argv)
                     test_inflight_failure_full);
     g_test_add_func("/zoned-reorder/zone/in-flight/zone-ops",
                     test_inflight_zone_ops);
+    g_test_add_func("/zoned-reorder/zone/in-flight/restore",
+                    test_inflight_restore);
     g_test_add_func("/zoned-reorder/zone/in-flight/forget",
                     test_inflight_forget);
     g_test_add_func("/zoned-reorder/zone/dirty", test_dirty);

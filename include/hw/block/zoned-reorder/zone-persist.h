@@ -51,6 +51,7 @@ typedef struct ZrZonePersist {
     uint8_t *slot;              /* ... and the copy (0/1) holding it */
     uint8_t *loaded_cond;       /* while loading: conditions as saved */
     bool running;               /* a sync coroutine is active */
+    bool rescan;                /* the copies on the drive are unknown */
     QSIMPLEQ_HEAD(, ZrPersistWaiter) waiting;
     ZrPersistStats stats;
 } ZrZonePersist;
@@ -62,7 +63,8 @@ typedef struct ZrZonePersist {
  */
 bool zr_persist_open(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *blk,
                      BlockBackend *data, uint32_t block_size, bool format,
-                     Error **errp);
+                     bool incoming, Error **errp);
+void zr_persist_invalidate(ZrZonePersist *p);
 void zr_persist_close(ZrZonePersist *p);
 
 /* Make data and zone state durable; @cb runs when they are (or failed). */

@@ -305,6 +305,8 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io);
 void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque);
 void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out);
 bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx);
+bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp);
+bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp);
 ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
                             uint64_t len, unsigned flags);
 

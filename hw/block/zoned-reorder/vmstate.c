@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Zoned-reorder core: VMState of the zone model and the dispatch engine
+ * (include/hw/block/zoned-reorder/vmstate.h).  Kept out of the pure core
+ * files, which the unit tests link without the migration code.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/error-report.h"
+#include "hw/block/zoned-reorder/zone.h"
+#include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/vmstate.h"
+
+static const VMStateDescription vmstate_zr_zone = {
+    .name = "zr-zone",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(start, ZrZone),
+        VMSTATE_UINT64(size, ZrZone),
+        VMSTATE_UINT64(cap, ZrZone),
+        VMSTATE_UINT64(wp, ZrZone),
+        VMSTATE_UINT64(wend, ZrZone),
+        VMSTATE_UINT64(lru, ZrZone),
+        VMSTATE_UINT8(type, ZrZone),
+        VMSTATE_UINT8(cond, ZrZone),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_zr_zone_stats = {
+    .name = "zr-zone-stats",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(writes, ZrZoneStats),
+        VMSTATE_UINT64(appends, ZrZoneStats),
+        VMSTATE_UINT64(blocks_written, ZrZoneStats),
+        VMSTATE_UINT64(implicit_opens, ZrZoneStats),
+        VMSTATE_UINT64(implicit_closes, ZrZoneStats),
+        VMSTATE_UINT64(write_failures, ZrZoneStats),
+        VMSTATE_UINT64(writes_overtaken, ZrZoneStats),
+        VMSTATE_UINT64_ARRAY(ops, ZrZoneStats, ZR_ZONE_OP__MAX),
+        VMSTATE_UINT64_ARRAY(errors, ZrZoneStats, ZR_RESULT__MAX),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int zr_zone_model_vm_post_load(void *opaque, int version_id)
+{
+    ZrZoneModel *m = opaque;
+    Error *err = NULL;
+
+    if (!zr_zone_model_post_load(m, &err)) {
+        error_report_err(err);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+const VMStateDescription vmstate_zr_zone_model = {
+    .name = "zr-zone-model",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = zr_zone_model_vm_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_EQUAL(nr_zones, ZrZoneModel,
+                             "the zone geometry differs"),
+        VMSTATE_STRUCT_VARRAY_POINTER_UINT32(zones, ZrZoneModel, nr_zones,
+                                             vmstate_zr_zone, ZrZone),
+        VMSTATE_UINT64(lru_clock, ZrZoneModel),
+        VMSTATE_STRUCT(stats, ZrZoneModel, 1, vmstate_zr_zone_stats,
+                       ZrZoneStats),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_zr_dispatch_stats = {
+    .name = "zr-dispatch-stats",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(submitted, ZrDispatchStats),
+        VMSTATE_UINT64(starts, ZrDispatchStats),
+        VMSTATE_UINT64(starts_reordered, ZrDispatchStats),
+        VMSTATE_UINT64(overtaken_sum, ZrDispatchStats),
+        VMSTATE_UINT64(overtaken_max, ZrDispatchStats),
+        VMSTATE_UINT64(starts_reordered_in_queue, ZrDispatchStats),
+        VMSTATE_UINT64_ARRAY(decisions, ZrDispatchStats, ZR_POLICY__MAX),
+        VMSTATE_UINT64(completed, ZrDispatchStats),
+        VMSTATE_UINT64(cancelled, ZrDispatchStats),
+        VMSTATE_UINT64(flushed, ZrDispatchStats),
+        VMSTATE_UINT64(pending_max, ZrDispatchStats),
+        VMSTATE_UINT64(zone_write_overlaps, ZrDispatchStats),
+        VMSTATE_UINT64(zone_writes_in_flight_max, ZrDispatchStats),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static int zr_dispatch_vm_post_load(void *opaque, int version_id)
+{
+    ZrDispatch *d = opaque;
+
+    /* Positions the policy keeps must name a queue of this engine. */
+    if (d->rr_queue >= d->cfg.nr_queues) {
+        error_report("zoned-reorder: saved round-robin queue %u of %u",
+                     d->rr_queue, d->cfg.nr_queues);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+const VMStateDescription vmstate_zr_dispatch = {
+    .name = "zr-dispatch",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .post_load = zr_dispatch_vm_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32_EQUAL(cfg.nr_queues, ZrDispatch,
+                             "the number of queues differs"),
+        VMSTATE_UINT64(next_seq, ZrDispatch),
+        VMSTATE_UINT64(prng.state, ZrDispatch),
+        VMSTATE_UINT32(rr_queue, ZrDispatch),
+        VMSTATE_UINT32(rr_taken, ZrDispatch),
+        VMSTATE_UINT32(last_slot, ZrDispatch),
+        VMSTATE_BOOL(any_started, ZrDispatch),
+        VMSTATE_VARRAY_UINT32(queue_starts, ZrDispatch, cfg.nr_queues, 0,
+                              vmstate_info_uint64, uint64_t),
+        VMSTATE_STRUCT(stats, ZrDispatch, 1, vmstate_zr_dispatch_stats,
+                       ZrDispatchStats),
+        VMSTATE_END_OF_LIST()
+    },
+};

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * scsi-zbc: migration (docs/devel/zone-state.md, "Migration").
+ *
+ * What moves: the SCSI device state (QEMU's SCSI bus saves the requests
+ * not yet completed, each with the HBA's part and ours), the zone model
+ * (every zone's condition, write pointer and written end, the counters),
+ * the dispatch engine's policy state and counters, WCE and the stopped
+ * state of the LU.
+ *
+ * A save happens with the VM stopped and the drive drained (do_vm_stop(),
+ * and zbc_vm_state() before it), so no backend I/O is in flight, and a
+ * request not yet completed is one of:
+ *
+ *  - not started, or started without a side effect that outlives it (a
+ *    read, a flush, a zone operation waiting for writes, a command whose
+ *    data the HBA has not moved yet): it runs again from the start on the
+ *    destination, as scsi-disk restarts its requests (req->retry), and
+ *    moves its data through the HBA again;
+ *  - a write stopped on a host error (werror=stop): its zone's write
+ *    pointer already covers it and the writes behind it, so it is saved
+ *    with its data and issued again when the destination runs, in its
+ *    place in the zone (zr_zone_write_restore());
+ *  - a write whose data is on the medium, held until the earlier write of
+ *    its zone (one of the above) is done: it is saved without data and
+ *    reported when that one is, as on the source.
+ *
+ * So no command whose write pointer moved runs again, and none turns into
+ * UNALIGNED WRITE on the way.  Anything else (backend I/O still in flight)
+ * fails the save with a message instead of losing a write.
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/error-report.h"
+#include "qemu/lockable.h"
+#include "migration/qemu-file-types.h"
+#include "migration/vmstate.h"
+#include "hw/block/zoned-reorder/vmstate.h"
+#include "zbc-internal.h"
+#include "trace.h"
+
+typedef enum ZbcMigKind {
+    ZBC_MIG_RESTART = 1,    /* runs again from the start */
+    ZBC_MIG_PARKED = 2,     /* write stopped on a host error, with data */
+    ZBC_MIG_HELD = 3,       /* write on the medium, waiting for its turn */
+} ZbcMigKind;
+
+static bool zbc_req_parked(ZbcState *s, ZbcReq *r)
+{
+    ZbcReq *p;
+
+    QTAILQ_FOREACH(p, &s->parked, park) {
+        if (p == r) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* How @r travels; 0 when it cannot (see the top of the file). */
+static ZbcMigKind zbc_mig_kind(ZbcState *s, ZbcReq *r)
+{
+    bool write = r->cmd && r->cmd->op == ZR_OP_WRITE;
+
+    if (r->req.aiocb) {
+        return 0;
+    }
+    if (write && r->phase == ZBC_PHASE_STARTED && zbc_req_parked(s, r)) {
+        return ZBC_MIG_PARKED;
+    }
+    if (write && r->zio.state == ZR_IO_DONE) {
+        return ZBC_MIG_HELD;
+    }
+    if (write && r->zio.state == ZR_IO_IN_FLIGHT) {
+        /* Data moving and not parked: cannot be after a drain. */
+        return 0;
+    }
+    return ZBC_MIG_RESTART;
+}
+
+void zbc_save_request(QEMUFile *f, SCSIRequest *req)
+{
+    ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+    ZbcState *s = zbc_state(r);
+    ZbcMigKind kind = zbc_mig_kind(s, r);
+
+    /* zbc_pre_save() refused the save for anything else. */
+    assert(kind);
+    trace_zbc_mig_save(req->tag, kind, r->lba, r->nb);
+    qemu_put_byte(f, kind);
+    if (kind == ZBC_MIG_RESTART) {
+        return;
+    }
+    qemu_put_be64(f, r->lba);
+    qemu_put_be64(f, r->nb);
+    qemu_put_byte(f, r->fua);
+    qemu_put_byte(f, r->zio.state);
+    if (kind == ZBC_MIG_PARKED) {
+        qemu_put_be32(f, r->io_ret);
+        qemu_put_be32(f, r->len);
+        qemu_put_buffer(f, r->buf, r->len);
+    }
+}
+
+/*
+ * The stream is input we do not trust: a request that does not make sense
+ * here is marked (r->mig_bad) and fails the load in zbc_post_load().
+ */
+void zbc_load_request(QEMUFile *f, SCSIRequest *req)
+{
+    ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+    ZbcState *s = zbc_state(r);
+    uint32_t len = 0;
+    bool known;
+
+    r->mig = qemu_get_byte(f);
+    if (r->mig == ZBC_MIG_RESTART) {
+        /*
+         * Restarted when the VM runs: scsi_dma_restart_req() sends a
+         * command without data transfer again, and continues one with
+         * data, which lands in zbc_mig_restart() through this phase.
+         */
+        req->retry = true;
+        r->phase = req->cmd.mode == SCSI_XFER_NONE ? ZBC_PHASE_NEW
+                                                   : ZBC_PHASE_MIGRATED;
+        return;
+    }
+    req->retry = false;
+    r->lba = qemu_get_be64(f);
+    r->nb = qemu_get_be64(f);
+    r->fua = qemu_get_byte(f);
+    r->zio.state = qemu_get_byte(f);
+    r->zio.lba = r->lba;
+    r->zio.len = r->nb;
+    r->phase = ZBC_PHASE_STARTED;
+    r->cmd = zbc_cmd_find(req->cmd.buf[0], req->cmd.buf[1] & 0x1f, &known);
+    if (r->mig == ZBC_MIG_PARKED) {
+        r->io_ret = (int32_t)qemu_get_be32(f);
+        len = qemu_get_be32(f);
+    }
+    if (len > s->max_xfer_blocks * (uint64_t)s->block_size) {
+        /*
+         * Nothing is read past here: the rest of the section no longer
+         * parses, and the load fails there if not in zbc_post_load().
+         */
+        r->mig_bad = true;
+        return;
+    }
+    if (r->mig == ZBC_MIG_PARKED) {
+        r->len = len;
+        zbc_req_buf(r, len);
+        qemu_get_buffer(f, r->buf, len);
+    } else {
+        r->len = r->nb * s->block_size;
+    }
+    if ((r->mig != ZBC_MIG_PARKED && r->mig != ZBC_MIG_HELD) ||
+        !r->cmd || r->cmd->op != ZR_OP_WRITE || s->null_backed ||
+        r->nb > s->max_xfer_blocks || r->len != r->nb * s->block_size) {
+        r->mig_bad = true;
+    }
+}
+
+/*
+ * A request restarted on the destination (ZBC_MIG_RESTART with data):
+ * the bus called scsi_req_continue() on it.  Run it from the start, and
+ * move its data as the HBA would after scsi_req_enqueue().
+ */
+void zbc_mig_restart(ZbcReq *r)
+{
+    int32_t len;
+
+    trace_zbc_mig_restart(r->req.tag);
+    r->phase = ZBC_PHASE_NEW;
+    r->mig = 0;
+    len = r->req.ops->send_command(&r->req, r->req.cmd.buf);
+    if (len) {
+        scsi_req_continue(&r->req);
+    }
+}
+
+static int zbc_pre_save(void *opaque)
+{
+    ZbcState *s = opaque;
+    SCSIRequest *req;
+    int ret = 0;
+
+    if (s->persist.running) {
+        error_report("scsi-zbc %s: cannot migrate while the zone state is "
+                     "being written", s->qdev.qdev.id ?: "");
+        return -EBUSY;
+    }
+    WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+        QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+            ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+
+            if (!zbc_mig_kind(s, r)) {
+                error_report("scsi-zbc %s: cannot migrate: %s (tag %u) has "
+                             "I/O in flight", s->qdev.qdev.id ?: "",
+                             r->cmd ? r->cmd->name : "?", req->tag);
+                ret = -EBUSY;
+                break;
+            }
+        }
+    }
+    return ret;
+}
+
+/*
+ * The zone model is back (its own post_load checked it), and the bus
+ * loaded the requests: put the writes that were in flight back on their
+ * zones, park those to issue again and hold the others, with the
+ * references the source held for them.
+ */
+static int zbc_post_load(void *opaque, int version_id)
+{
+    ZbcState *s = opaque;
+    Error *err = NULL;
+    SCSIRequest *req;
+
+    WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+        QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+            ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+
+            if (r->mig_bad) {
+                error_setg(&err, "bad saved state of tag %u", req->tag);
+                break;
+            }
+            if (r->mig != ZBC_MIG_PARKED && r->mig != ZBC_MIG_HELD) {
+                continue;
+            }
+            if (!zr_zone_write_restore(&s->zones, &r->zio, &err)) {
+                break;
+            }
+            scsi_req_ref(req);
+            if (r->mig == ZBC_MIG_PARKED) {
+                QTAILQ_INSERT_TAIL(&s->parked, r, park);
+            }
+            r->mig = 0;
+        }
+    }
+    if (!err) {
+        zr_zone_write_restore_check(&s->zones, &err);
+    }
+    if (err) {
+        error_prepend(&err, "scsi-zbc %s: ", s->qdev.qdev.id ?: "");
+        error_report_err(err);
+        return -EINVAL;
+    }
+    zr_persist_invalidate(&s->persist);
+    trace_zbc_mig_loaded(s->zones.nr_io);
+    return 0;
+}
+
+const VMStateDescription vmstate_scsi_zbc = {
+    .name = "scsi-zbc",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .pre_save = zbc_pre_save,
+    .post_load = zbc_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_SCSI_DEVICE(qdev, ZbcState),
+        VMSTATE_BOOL(wce, ZbcState),
+        VMSTATE_BOOL(stopped, ZbcState),
+        VMSTATE_UINT64(zone_op_waits, ZbcState),
+        VMSTATE_STRUCT(zones, ZbcState, 1, vmstate_zr_zone_model,
+                       ZrZoneModel),
+        VMSTATE_STRUCT(dispatch, ZbcState, 1, vmstate_zr_dispatch,
+                       ZrDispatch),
+        VMSTATE_END_OF_LIST()
+    },
+};
