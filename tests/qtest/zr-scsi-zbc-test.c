@@ -2354,6 +2354,9 @@ static void test_migrate_in_flight(void)
     zr_scsi_batch_hook(s, q, 2, stopped_migrate_cont, dest);
     zr_assert_good(&q[0].resp);
     zr_assert_good(&q[1].resp);
+    /* All the data moved (on the source): nothing left to transfer. */
+    g_assert_cmpuint(q[0].resp.resid, ==, 0);
+    g_assert_cmpuint(q[1].resp.resid, ==, 0);
     check_zone(s, zs(2), C_IMP, zs(2) + 2);
     check_zone(s, zs(3), C_IMP, zs(3) + 1);
     g_assert_cmpuint(qom_u64(s, "stats.writes"), ==, writes + 2);

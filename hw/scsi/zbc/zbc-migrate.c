@@ -96,6 +96,8 @@ void zbc_save_request(QEMUFile *f, SCSIRequest *req)
     qemu_put_be64(f, r->nb);
     qemu_put_byte(f, r->fua);
     qemu_put_byte(f, r->zio.state);
+    /* The data-out moved on the source: the HBA reports what is left. */
+    qemu_put_be64(f, req->residual);
     if (kind == ZBC_MIG_PARKED) {
         qemu_put_be32(f, r->io_ret);
         qemu_put_be32(f, r->len);
@@ -111,6 +113,7 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req)
 {
     ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
     ZbcState *s = zbc_state(r);
+    uint64_t residual;
     uint32_t len = 0;
     bool known;
 
@@ -131,6 +134,7 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req)
     r->nb = qemu_get_be64(f);
     r->fua = qemu_get_byte(f);
     r->zio.state = qemu_get_byte(f);
+    residual = qemu_get_be64(f);
     r->zio.lba = r->lba;
     r->zio.len = r->nb;
     r->phase = ZBC_PHASE_STARTED;
@@ -156,9 +160,12 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req)
     }
     if ((r->mig != ZBC_MIG_PARKED && r->mig != ZBC_MIG_HELD) ||
         !r->cmd || r->cmd->op != ZR_OP_WRITE || s->null_backed ||
-        r->nb > s->max_xfer_blocks || r->len != r->nb * s->block_size) {
+        r->nb > s->max_xfer_blocks || r->len != r->nb * s->block_size ||
+        residual > req->cmd.xfer) {
         r->mig_bad = true;
+        return;
     }
+    req->residual = residual;
 }
 
 /*
