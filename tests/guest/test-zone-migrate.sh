@@ -14,6 +14,7 @@
 # the destination wrote (its first sync after the migration).
 #
 #   tests/guest/test-zone-migrate.sh [run-guest options]
+#   ZR_ONLY=running|enospc tests/guest/test-zone-migrate.sh   # one scenario
 #
 # Output is TAP (the destination's and the cold boot's guest checks, then
 # "host:" checks); exit 0 iff everything passed.

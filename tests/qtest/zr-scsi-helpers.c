@@ -407,6 +407,7 @@ static void zr_migration_wait(QTestState *qts)
                                            "status");
 
         g_assert_cmpstr(status, !=, "failed");
+        g_assert_cmpstr(status, !=, "cancelled");
         if (!strcmp(status, "completed")) {
             qobject_unref(ev);
             return;
@@ -426,6 +427,7 @@ void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...)
 {
     g_autofree char *fw = zr_firmware_args();
     g_autofree char *extra = NULL;
+    g_autofree char *args = NULL;
     g_autofree char *path = NULL;
     g_autofree char *uri = NULL;
     QTestState *to;
@@ -445,9 +447,10 @@ void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...)
                              "{ 'uri': %s } }", uri);
     zr_migration_wait(s->qts);
 
-    to = qtest_initf("%s-machine q35 -nodefaults "
-                     "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s "
-                     "-incoming defer", fw, ZR_SCSI_PCI_SLOT, extra);
+    args = g_strdup_printf("%s-machine q35 -nodefaults "
+                           "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s "
+                           "-incoming defer", fw, ZR_SCSI_PCI_SLOT, extra);
+    to = qtest_init_with_env(zr_binary_env, args, true);
     zr_migration_events(to);
     qtest_qmp_assert_success(to, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s } }", uri);

@@ -2368,6 +2368,28 @@ static void test_migrate_in_flight(void)
     write_ok(s, zs(2) + 2, 1, 0x34);
     zr_scsi_stop(s);
 
+    /*
+     * Zone operations waiting behind the stopped write run again on the
+     * destination in the order they arrived: FINISH, then RESET, so the
+     * zone ends EMPTY (the other way round it would be FULL).
+     */
+    s = zr_scsi_start(blkdebug, "werror=enospc", img, "write_aio",
+                      sec + 4 * (BS / 512), 28);
+    memset(buf, 0x51, sizeof(buf));
+    zr_cdb_rw16(&cdbs[0], WRITE_16, zs(2) + 4, 1);
+    zr_cdb_zbc_out(&cdbs[16], SA_FINISH, zs(2), false);
+    zr_cdb_zbc_out(&cdbs[32], SA_RESET, zs(2), false);
+    write_ok(s, zs(2), 4, 0x50);
+    q[0] = (ZrScsiReq) { .cdb = &cdbs[0], .out = buf, .out_len = BS };
+    q[1] = (ZrScsiReq) { .cdb = &cdbs[16] };
+    q[2] = (ZrScsiReq) { .cdb = &cdbs[32] };
+    zr_scsi_batch_hook(s, q, 3, stopped_migrate_cont, dest);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    zr_assert_good(&q[2].resp);
+    check_zone(s, zs(2), C_EMPTY, zs(2));
+    zr_scsi_stop(s);
+
     s = zr_scsi_start(blkdebug, "rerror=stop", img, "read_aio", sec, 5);
     write_ok(s, zs(2), 1, 0x41);
     write_ok(s, zs(2) + 1, 1, 0x42);

@@ -568,10 +568,12 @@ bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp)
 }
 
 /*
- * Once every write is back: each zone's list must be what writes begun at
- * the write pointer make, one after the other up to it, and start with a
- * write whose data still has to be written (a held write first in line
- * would have been reported).
+ * Once every write is back: each zone's list must lie below the write
+ * pointer and start with a write whose data still has to be written (a
+ * held write first in line would have been reported).  The writes need
+ * not follow each other without a gap: a held write that the HBA cancelled
+ * is not saved, though its data is written and the write pointer covers
+ * it, as on the source.
  */
 bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp)
 {
@@ -590,14 +592,9 @@ bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp)
         }
         end = first->lba;
         QTAILQ_FOREACH(io, &m->in_flight[i], link) {
-            if (io->lba != end) {
-                error_setg(errp, "zone %u: writes in flight leave a gap at "
-                           "%" PRIu64, i, end);
-                return false;
-            }
-            end += io->len;
+            end = io->lba + io->len;
         }
-        if (end != m->zones[i].wp) {
+        if (end > m->zones[i].wp) {
             error_setg(errp, "zone %u: writes in flight end at %" PRIu64
                        ", the write pointer is %" PRIu64, i, end,
                        m->zones[i].wp);
@@ -605,4 +602,22 @@ bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp)
         }
     }
     return true;
+}
+
+/*
+ * A load failed after some writes were restored: take them all off their
+ * lists again, reporting nothing (the device state is not usable; the
+ * requests are freed with it).
+ */
+void zr_zone_write_restore_abort(ZrZoneModel *m)
+{
+    uint32_t i;
+    ZrZoneIo *io;
+
+    for (i = 0; i < m->nr_zones; i++) {
+        while ((io = QTAILQ_FIRST(&m->in_flight[i]))) {
+            zr_zone_io_unlink(m, io);
+            io->state = ZR_IO_IDLE;
+        }
+    }
 }

@@ -632,8 +632,22 @@ static int coroutine_mixed_fn zr_persist_round(ZrZonePersist *p)
     if (ret == 0 && fresh) {
         g_autofree uint8_t *sb = g_malloc(ZR_PERSIST_BLOCK);
 
-        zr_persist_fill_super(p, sb);
-        ret = blk_pwrite(p->blk, 0, ZR_PERSIST_BLOCK, sb, 0);
+        /*
+         * The other copy of each block is made invalid, as a format does
+         * (the superblock is written last), so that no copy left from an
+         * earlier format can win with a higher generation.
+         */
+        for (k = 0; k < p->nr_tblocks && ret == 0; k++) {
+            ret = blk_pwrite_zeroes(p->blk, zr_persist_tb_offset(k, 1),
+                                    ZR_PERSIST_BLOCK, 0);
+        }
+        if (ret == 0) {
+            ret = blk_flush(p->blk);
+        }
+        if (ret == 0) {
+            zr_persist_fill_super(p, sb);
+            ret = blk_pwrite(p->blk, 0, ZR_PERSIST_BLOCK, sb, 0);
+        }
         if (ret == 0) {
             ret = blk_flush(p->blk);
         }

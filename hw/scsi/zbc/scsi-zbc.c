@@ -693,8 +693,9 @@ static void zbc_power_on(void *opaque)
 
 /*
  * The VM runs again: commands stopped on a backend error are issued
- * again.  The VM stops (shutdown, pause, migration, savevm): the zone
- * state is written.
+ * again, and those a migration brought run.  The VM stops (shutdown,
+ * pause, migration, savevm): stopped commands the HBA cancelled are
+ * dropped, and the zone state is written.
  */
 static void zbc_vm_state(void *opaque, bool running, RunState state)
 {
@@ -702,11 +703,12 @@ static void zbc_vm_state(void *opaque, bool running, RunState state)
     int ret;
 
     if (running) {
-        if (!QTAILQ_EMPTY(&s->parked)) {
+        if (!QTAILQ_EMPTY(&s->parked) || s->mig_restart) {
             qemu_bh_schedule(s->resume_bh);
         }
         return;
     }
+    zbc_io_drop_cancelled(s);
     if (!s->persist.blk) {
         return;
     }

@@ -111,6 +111,7 @@ struct ZbcReq {
     QTAILQ_ENTRY(ZbcReq) park;
     int io_ret;             /* the backend error it was parked on */
     uint8_t mig;            /* loaded by migration: ZbcMigKind, until used */
+    uint8_t mig_state;      /* ... the saved ZrZoneIoState of a write */
     bool mig_bad;           /* ... from a stream that makes no sense here */
 };
 
@@ -200,6 +201,8 @@ void zbc_submit(ZbcReq *r);
 void zbc_save_request(QEMUFile *f, SCSIRequest *req);
 void zbc_load_request(QEMUFile *f, SCSIRequest *req);
 void zbc_mig_restart(ZbcReq *r);
+void zbc_mig_restart_all(ZbcState *s);
+void zbc_io_drop_cancelled(ZbcState *s);
 extern const VMStateDescription vmstate_scsi_zbc;
 void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);

@@ -26,8 +26,11 @@
  *    reported when that one is, as on the source.
  *
  * So no command whose write pointer moved runs again, and none turns into
- * UNALIGNED WRITE on the way.  Anything else (backend I/O still in flight)
- * fails the save with a message instead of losing a write.
+ * UNALIGNED WRITE on the way.  Anything else (backend I/O still in flight,
+ * a stopped write the HBA cancelled after the stop) fails the save with a
+ * message instead of losing a write.  Commands that run again do so in
+ * the order they arrived, from zbc_resume_bh() when the VM runs (not from
+ * the bus's restart, whose order QEMU does not keep).
  */
 
 #include "qemu/osdep.h"
@@ -36,6 +39,7 @@
 #include "qemu/lockable.h"
 #include "migration/qemu-file-types.h"
 #include "migration/vmstate.h"
+#include "system/block-backend.h"
 #include "hw/block/zoned-reorder/vmstate.h"
 #include "zbc-internal.h"
 #include "trace.h"
@@ -45,6 +49,12 @@ typedef enum ZbcMigKind {
     ZBC_MIG_PARKED = 2,     /* write stopped on a host error, with data */
     ZBC_MIG_HELD = 3,       /* write on the medium, waiting for its turn */
 } ZbcMigKind;
+
+/* Requests of the LU: not those the bus answers itself (REPORT LUNS...). */
+static bool zbc_req_own(SCSIRequest *req)
+{
+    return req->ops->save_request == zbc_save_request;
+}
 
 static bool zbc_req_parked(ZbcState *s, ZbcReq *r)
 {
@@ -118,25 +128,18 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req)
     bool known;
 
     r->mig = qemu_get_byte(f);
+    /* Not the bus's restart: zbc_mig_restart_all() keeps arrival order. */
+    req->retry = false;
     if (r->mig == ZBC_MIG_RESTART) {
-        /*
-         * Restarted when the VM runs: scsi_dma_restart_req() sends a
-         * command without data transfer again, and continues one with
-         * data, which lands in zbc_mig_restart() through this phase.
-         */
-        req->retry = true;
-        r->phase = req->cmd.mode == SCSI_XFER_NONE ? ZBC_PHASE_NEW
-                                                   : ZBC_PHASE_MIGRATED;
+        r->phase = ZBC_PHASE_MIGRATED;
         return;
     }
-    req->retry = false;
     r->lba = qemu_get_be64(f);
     r->nb = qemu_get_be64(f);
     r->fua = qemu_get_byte(f);
-    r->zio.state = qemu_get_byte(f);
+    /* Put in r->zio once the write is back on its zone (post_load). */
+    r->mig_state = qemu_get_byte(f);
     residual = qemu_get_be64(f);
-    r->zio.lba = r->lba;
-    r->zio.len = r->nb;
     r->phase = ZBC_PHASE_STARTED;
     r->cmd = zbc_cmd_find(req->cmd.buf[0], req->cmd.buf[1] & 0x1f, &known);
     if (r->mig == ZBC_MIG_PARKED) {
@@ -161,7 +164,11 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req)
     if ((r->mig != ZBC_MIG_PARKED && r->mig != ZBC_MIG_HELD) ||
         !r->cmd || r->cmd->op != ZR_OP_WRITE || s->null_backed ||
         r->nb > s->max_xfer_blocks || r->len != r->nb * s->block_size ||
-        residual > req->cmd.xfer) {
+        residual > req->cmd.xfer ||
+        (r->mig == ZBC_MIG_HELD && r->mig_state != ZR_IO_DONE) ||
+        (r->mig == ZBC_MIG_PARKED && r->mig_state != ZR_IO_IN_FLIGHT &&
+         r->mig_state != ZR_IO_OVERTAKEN &&
+         r->mig_state != ZR_IO_DETACHED)) {
         r->mig_bad = true;
         return;
     }
@@ -186,10 +193,38 @@ void zbc_mig_restart(ZbcReq *r)
     }
 }
 
+/* The VM runs: the loaded commands to run again, in arrival order. */
+void zbc_mig_restart_all(ZbcState *s)
+{
+    g_autoptr(GPtrArray) todo = g_ptr_array_new();
+    SCSIRequest *req;
+    guint i;
+
+    s->mig_restart = false;
+    WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+        QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+            if (zbc_req_own(req) &&
+                DO_UPCAST(ZbcReq, req, req)->mig == ZBC_MIG_RESTART) {
+                scsi_req_ref(req);
+                g_ptr_array_add(todo, req);
+            }
+        }
+    }
+    for (i = 0; i < todo->len; i++) {
+        ZbcReq *r = DO_UPCAST(ZbcReq, req, todo->pdata[i]);
+
+        if (!r->req.io_canceled && r->mig == ZBC_MIG_RESTART) {
+            zbc_mig_restart(r);
+        }
+        scsi_req_unref(&r->req);
+    }
+}
+
 static int zbc_pre_save(void *opaque)
 {
     ZbcState *s = opaque;
     SCSIRequest *req;
+    ZbcReq *r;
     int ret = 0;
 
     if (s->persist.running) {
@@ -197,10 +232,21 @@ static int zbc_pre_save(void *opaque)
                      "being written", s->qdev.qdev.id ?: "");
         return -EBUSY;
     }
+    QTAILQ_FOREACH(r, &s->parked, park) {
+        if (r->req.io_canceled) {
+            error_report("scsi-zbc %s: cannot migrate: %s (tag %u) was "
+                         "cancelled while stopped on an error",
+                         s->qdev.qdev.id ?: "",
+                         r->cmd ? r->cmd->name : "?", r->req.tag);
+            return -EBUSY;
+        }
+    }
     WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
         QTAILQ_FOREACH(req, &s->qdev.requests, next) {
-            ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
-
+            r = DO_UPCAST(ZbcReq, req, req);
+            if (!zbc_req_own(req)) {
+                continue;
+            }
             if (!zbc_mig_kind(s, r)) {
                 error_report("scsi-zbc %s: cannot migrate: %s (tag %u) has "
                              "I/O in flight", s->qdev.qdev.id ?: "",
@@ -214,10 +260,24 @@ static int zbc_pre_save(void *opaque)
 }
 
 /*
+ * A loadvm replaces the zone state whether or not it succeeds: which copy
+ * of each table block on the zone-state drive is the newer must be read
+ * again before the next write.
+ */
+static int zbc_pre_load(void *opaque)
+{
+    ZbcState *s = opaque;
+
+    zr_persist_invalidate(&s->persist);
+    return 0;
+}
+
+/*
  * The zone model is back (its own post_load checked it), and the bus
  * loaded the requests: put the writes that were in flight back on their
- * zones, park those to issue again and hold the others, with the
- * references the source held for them.
+ * zones, then (all of them checked) park those to issue again and hold
+ * the others, with the references the source held for them.  On failure
+ * nothing stays linked.
  */
 static int zbc_post_load(void *opaque, int version_id)
 {
@@ -229,30 +289,62 @@ static int zbc_post_load(void *opaque, int version_id)
         QTAILQ_FOREACH(req, &s->qdev.requests, next) {
             ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
 
+            if (!zbc_req_own(req) || !r->mig) {
+                continue;
+            }
             if (r->mig_bad) {
                 error_setg(&err, "bad saved state of tag %u", req->tag);
                 break;
             }
-            if (r->mig != ZBC_MIG_PARKED && r->mig != ZBC_MIG_HELD) {
+            if (r->mig == ZBC_MIG_RESTART) {
                 continue;
             }
+            r->zio.lba = r->lba;
+            r->zio.len = r->nb;
+            r->zio.state = r->mig_state;
             if (!zr_zone_write_restore(&s->zones, &r->zio, &err)) {
+                r->zio.state = ZR_IO_IDLE;
                 break;
             }
-            scsi_req_ref(req);
-            if (r->mig == ZBC_MIG_PARKED) {
-                QTAILQ_INSERT_TAIL(&s->parked, r, park);
-            }
-            r->mig = 0;
         }
     }
     if (!err) {
         zr_zone_write_restore_check(&s->zones, &err);
     }
     if (err) {
+        zr_zone_write_restore_abort(&s->zones);
+        WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+            QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+                if (zbc_req_own(req)) {
+                    DO_UPCAST(ZbcReq, req, req)->zio.state = ZR_IO_IDLE;
+                }
+            }
+        }
         error_prepend(&err, "scsi-zbc %s: ", s->qdev.qdev.id ?: "");
         error_report_err(err);
         return -EINVAL;
+    }
+    WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+        QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+            ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+
+            if (!zbc_req_own(req)) {
+                continue;
+            }
+            if (r->mig == ZBC_MIG_RESTART) {
+                s->mig_restart = true;
+            } else if (r->mig == ZBC_MIG_PARKED || r->mig == ZBC_MIG_HELD) {
+                scsi_req_ref(req);
+                if (r->mig == ZBC_MIG_PARKED) {
+                    QTAILQ_INSERT_TAIL(&s->parked, r, park);
+                }
+                r->mig = 0;
+            }
+        }
+    }
+    /* The drive's cache follows the guest's WCE, as MODE SELECT set it. */
+    if (!s->null_backed) {
+        blk_set_enable_write_cache(s->qdev.conf.blk, s->wce);
     }
     zr_persist_invalidate(&s->persist);
     trace_zbc_mig_loaded(s->zones.nr_io);
@@ -264,6 +356,7 @@ const VMStateDescription vmstate_scsi_zbc = {
     .version_id = 1,
     .minimum_version_id = 1,
     .pre_save = zbc_pre_save,
+    .pre_load = zbc_pre_load,
     .post_load = zbc_post_load,
     .fields = (const VMStateField[]) {
         VMSTATE_SCSI_DEVICE(qdev, ZbcState),

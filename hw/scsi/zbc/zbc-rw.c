@@ -228,7 +228,27 @@ static bool zbc_io_end_moot(ZbcState *s, ZbcReq *r)
     return true;
 }
 
-/* The VM runs again: the parked commands' I/O, in the order they failed. */
+/*
+ * The VM stops: parked commands the HBA cancelled meanwhile are dropped
+ * now, as the resume would, so that no write that will never happen keeps
+ * its zone's write pointer up while the state is saved or migrated.
+ */
+void zbc_io_drop_cancelled(ZbcState *s)
+{
+    ZbcReq *r, *next;
+
+    QTAILQ_FOREACH_SAFE(r, &s->parked, park, next) {
+        if (r->req.io_canceled) {
+            QTAILQ_REMOVE(&s->parked, r, park);
+            zbc_io_drop(s, r);
+        }
+    }
+}
+
+/*
+ * The VM runs again: the parked commands' I/O, in the order they failed,
+ * then the commands a migration brought that run again from the start.
+ */
 void zbc_resume_bh(void *opaque)
 {
     ZbcState *s = opaque;
@@ -247,6 +267,9 @@ void zbc_resume_bh(void *opaque)
         trace_zbc_io_resumed(r->req.tag, r->cmd->name);
         zbc_io_submit(r);
         scsi_req_unref(&r->req);
+    }
+    if (s->mig_restart) {
+        zbc_mig_restart_all(s);
     }
 }
 

@@ -82,6 +82,7 @@ struct ZbcState {
     bool zone_op_kicking;
     uint64_t zone_op_waits;     /* ZBC OUT that waited for writes */
     QEMUBH *resume_bh;
+    bool mig_restart;           /* loaded commands to run again at start */
 };
 
 #endif

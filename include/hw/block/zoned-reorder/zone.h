@@ -307,6 +307,7 @@ void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out);
 bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx);
 bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp);
 bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp);
+void zr_zone_write_restore_abort(ZrZoneModel *m);
 ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
                             uint64_t len, unsigned flags);
 
