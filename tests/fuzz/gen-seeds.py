@@ -515,6 +515,7 @@ def main():
         "ufs-legacy": ufs_legacy_seeds(),
         "ufs-legacy-ah8": ufs_legacy_seeds(ah8=True),
         "scsi-zbc-virtio": virtio_scsi_seeds(),
+        "scsi-zbc-state": virtio_scsi_seeds(),
     }
     for target, seeds in sets.items():
         d = os.path.join(out, target)
