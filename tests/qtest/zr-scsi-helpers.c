@@ -193,6 +193,16 @@ static void zr_scsi_queue(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
     }
 }
 
+/* Put the chain of @slot in the available ring (no notification). */
+static void zr_scsi_publish(ZrScsi *s, ZrScsiSlot *slot)
+{
+    QVirtQueue *vq = s->vq[ZR_SCSI_REQUEST_VQ];
+    uint16_t idx = qtest_readw(s->qts, vq->avail + 2);
+
+    qtest_writew(s->qts, vq->avail + 4 + 2 * (idx % vq->size), slot->head);
+    qtest_writew(s->qts, vq->avail + 2, idx + 1);
+}
+
 static void zr_scsi_collect(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
 {
     struct virtio_scsi_cmd_resp resp;
@@ -228,19 +238,15 @@ void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
     g_autofree ZrScsiSlot *slots = g_new0(ZrScsiSlot, n);
     g_autofree bool *done = g_new0(bool, n);
     gint64 start = g_get_monotonic_time();
-    uint16_t idx;
     size_t i, got = 0;
 
     for (i = 0; i < n; i++) {
-        zr_scsi_queue(s, &reqs[i], &slots[i]);
+        g_assert_cmpuint(reqs[i].after, <=, n);
+        if (!reqs[i].after) {
+            zr_scsi_queue(s, &reqs[i], &slots[i]);
+            zr_scsi_publish(s, &slots[i]);
+        }
     }
-    idx = qtest_readw(s->qts, vq->avail + 2);
-    for (i = 0; i < n; i++) {
-        qtest_writew(s->qts,
-                       vq->avail + 4 + 2 * ((idx + i) % vq->size),
-                       slots[i].head);
-    }
-    qtest_writew(s->qts, vq->avail + 2, idx + n);
     s->vdev->bus->virtqueue_kick(s->vdev, vq);
     if (hook) {
         hook(s, opaque);
@@ -261,6 +267,15 @@ void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
         g_assert_cmpuint(i, <, n);
         done[i] = true;
         got++;
+        reqs[i].done_order = got;
+        /* What waited for it goes now, with a kick of its own. */
+        for (size_t j = 0; j < n; j++) {
+            if (reqs[j].after == i + 1) {
+                zr_scsi_queue(s, &reqs[j], &slots[j]);
+                zr_scsi_publish(s, &slots[j]);
+                s->vdev->bus->virtqueue_kick(s->vdev, vq);
+            }
+        }
     }
     for (i = 0; i < n; i++) {
         zr_scsi_collect(s, &reqs[i], &slots[i]);

@@ -30,7 +30,13 @@ typedef struct ZrScsiReq {
     size_t out_len;
     void *in;                   /* data-in, or NULL */
     size_t in_len;
+    /*
+     * zr_scsi_batch*(): 0 to send with the batch, or i + 1 to send once
+     * request i of the batch has completed (then with a kick of its own)
+     */
+    size_t after;
     ZrScsiResp resp;
+    uint32_t done_order;        /* out: 1 for the first to complete, ... */
 } ZrScsiReq;
 
 /* A REPORT ZONES zone descriptor. */

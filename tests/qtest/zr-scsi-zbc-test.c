@@ -2294,6 +2294,47 @@ static void test_werror(void)
 }
 
 /*
+ * A write overtaken by a failed earlier write of its zone answers UNALIGNED
+ * WRITE, but its data may still be on its way to the drive: the guest's
+ * retry of the failed write waits until it has landed
+ * (stats.orphan-waits), so the old transfer cannot finish after the
+ * retry's and bring old data back.  The drive: blkdebug failing the first
+ * write at once, over null-co taking 200 ms a request.
+ */
+static void test_orphan_wait(void)
+{
+    ZrScsi *s = zr_scsi_start(
+        "-drive if=none,id=d0,format=raw,werror=report,"
+        "file.driver=blkdebug,file.image.driver=null-co,"
+        "file.image.size=%d,file.image.latency-ns=200000000,"
+        "file.inject-error.0.event=write_aio,"
+        "file.inject-error.0.sector=%" PRIu64 ",file.inject-error.0.errno=5,"
+        "file.inject-error.0.once=on,file.inject-error.0.immediately=on "
+        "-device scsi-zbc,id=zbc0,bus=vs0.0,scsi-id=0,lun=0,drive=d0,"
+        GEOMETRY, NBLOCKS * BS, zs(2) * (BS / 512));
+    uint8_t buf[BS], cdbs[16 * 2];
+    ZrScsiReq q[3];
+
+    memset(buf, 0x61, sizeof(buf));
+    zr_cdb_rw16(&cdbs[0], WRITE_16, zs(2), 1);
+    zr_cdb_rw16(&cdbs[16], WRITE_16, zs(2) + 1, 1);
+    /* fails at once; overtaken, its data landing; the retry of the first */
+    q[0] = (ZrScsiReq) { .cdb = &cdbs[0], .out = buf, .out_len = BS };
+    q[1] = (ZrScsiReq) { .cdb = &cdbs[16], .out = buf, .out_len = BS };
+    q[2] = (ZrScsiReq) { .cdb = &cdbs[0], .out = buf, .out_len = BS,
+                         .after = 1 };
+    zr_scsi_batch(s, q, 3);
+    zr_assert_sense(&q[0].resp, 0x03, 0x0c, 0x00);
+    zr_assert_sense(&q[1].resp, ILLEGAL, 0x21, 0x04);
+    zr_assert_good(&q[2].resp);
+    g_assert_cmpuint(q[1].done_order, <, q[2].done_order);
+    g_assert_cmpuint(qom_u64(s, "stats.orphan-waits"), ==, 1);
+    g_assert_cmpuint(qom_u64(s, "stats.writes-overtaken"), ==, 1);
+    check_zone(s, zs(2), C_IMP, zs(2) + 1);
+    zr_scsi_stop(s);
+}
+
+/*
  * ------------------------------------------------------------------------
  * Migration
  */
@@ -2898,6 +2939,7 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/geometry-errors", test_geometry_errors);
     qtest_add_func("/scsi-zbc/iothread", test_iothread);
     qtest_add_func("/scsi-zbc/reorder", test_reorder);
+    qtest_add_func("/scsi-zbc/orphan-wait", test_orphan_wait);
     qtest_add_func("/scsi-zbc/migrate/in-flight", test_migrate_in_flight);
     qtest_add_func("/scsi-zbc/migrate/zone-state", test_migrate_zone_state);
     qtest_add_func("/scsi-zbc/migrate/savevm-loadvm", test_savevm_loadvm);

@@ -143,6 +143,7 @@ bool zr_zone_model_init(ZrZoneModel *m, const ZrZoneConfig *cfg,
         QTAILQ_INIT(&m->in_flight[i]);
     }
     m->dirty = bitmap_new(m->nr_zones);
+    m->orphans = g_new0(uint32_t, m->nr_zones);
     zr_zone_model_format(m);
     return true;
 }
@@ -159,6 +160,7 @@ void zr_zone_model_cleanup(ZrZoneModel *m)
     g_free(m->imp_pos);
     g_free(m->in_flight);
     g_free(m->dirty);
+    g_free(m->orphans);
     memset(m, 0, sizeof(*m));
 }
 

@@ -221,6 +221,14 @@ ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
  * Writes in flight
  */
 
+/* The transfer of an orphaned write (zr_zone_orphaned()) is over. */
+static void zr_zone_orphan_end(ZrZoneModel *m, ZrZoneIo *io)
+{
+    assert(m->orphans[io->zone]);
+    m->orphans[io->zone]--;
+    io->state = ZR_IO_IDLE;
+}
+
 static void zr_zone_io_unlink(ZrZoneModel *m, ZrZoneIo *io)
 {
     QTAILQ_REMOVE(&m->in_flight[io->zone], io, link);
@@ -268,6 +276,7 @@ void zr_zone_detach(ZrZoneModel *m, uint32_t idx)
             QTAILQ_INSERT_TAIL(&held, io, link);
         } else {
             io->state = ZR_IO_DETACHED;
+            m->orphans[idx]++;
         }
     }
     zr_zone_report_held(m, &held, ZR_OK);
@@ -297,6 +306,7 @@ static void zr_zone_write_rollback(ZrZoneModel *m, ZrZoneIo *io)
             QTAILQ_INSERT_TAIL(&held, later, link);
         } else {
             later->state = ZR_IO_OVERTAKEN;
+            m->orphans[later->zone]++;
         }
     }
     zr_zone_io_unlink(m, io);
@@ -345,11 +355,14 @@ ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok)
         break;
     case ZR_IO_OVERTAKEN:
         trace_zr_zone_write_overtaken(io->zone, io->lba, io->len);
-        io->state = ZR_IO_IDLE;
+        zr_zone_orphan_end(m, io);
         return zr_zone_count(m, ZR_ERR_UNALIGNED_WRITE);
     case ZR_IO_DONE:
         /* Only ever set here; a second end of one write is a bug. */
         g_assert_not_reached();
+    case ZR_IO_DETACHED:
+        zr_zone_orphan_end(m, io);
+        return ZR_OK;
     default:
         io->state = ZR_IO_IDLE;
         return ZR_OK;
@@ -388,10 +401,30 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io)
 {
     if (io->state == ZR_IO_DONE) {
         zr_zone_io_unlink(m, io);
+    } else if (io->state == ZR_IO_OVERTAKEN || io->state == ZR_IO_DETACHED) {
+        zr_zone_orphan_end(m, io);
     } else {
         assert(io->state != ZR_IO_IN_FLIGHT);
     }
     io->state = ZR_IO_IDLE;
+}
+
+/*
+ * Does the zone at @lba have orphaned writes: overtaken or detached while
+ * their data was still moving, their transfer not over?  Their data may
+ * still land, so a write into the zone must wait for them, or the host
+ * could finish the orphan's transfer after the new write's and put back
+ * what the guest rewrote (a drive finishes its media writes in order).
+ */
+bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba)
+{
+    uint32_t idx;
+
+    if (lba >= m->cfg.nr_blocks) {
+        return false;
+    }
+    idx = lba >> m->zone_shift;
+    return idx < m->nr_zones && m->orphans[idx];
 }
 
 /* Has zone @idx no write in flight? */
@@ -526,14 +559,24 @@ bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp)
     ZrZoneIo *at, *prev;
     uint32_t idx;
 
+    if (io->state == ZR_IO_OVERTAKEN || io->state == ZR_IO_DETACHED) {
+        /* Off the list, but its data is still to be written: an orphan. */
+        z = zr_zone_at(m, io->lba);
+        if (!z) {
+            error_setg(errp, "write at %" PRIu64 " beyond the device",
+                       io->lba);
+            return false;
+        }
+        io->zone = zr_zone_index(m, z);
+        m->orphans[io->zone]++;
+        return true;
+    }
     if (io->state != ZR_IO_IN_FLIGHT && io->state != ZR_IO_DONE) {
-        if (io->state > ZR_IO_DETACHED) {
+        if (io->state != ZR_IO_IDLE) {
             error_setg(errp, "write at %" PRIu64 ": bad state %u", io->lba,
                        io->state);
             return false;
         }
-        io->state = io->state == ZR_IO_OVERTAKEN ? ZR_IO_OVERTAKEN
-                                                 : ZR_IO_IDLE;
         return true;
     }
     z = zr_zone_at(m, io->lba);
@@ -614,6 +657,7 @@ void zr_zone_write_restore_abort(ZrZoneModel *m)
     uint32_t i;
     ZrZoneIo *io;
 
+    memset(m->orphans, 0, m->nr_zones * sizeof(*m->orphans));
     for (i = 0; i < m->nr_zones; i++) {
         while ((io = QTAILQ_FIRST(&m->in_flight[i]))) {
             zr_zone_io_unlink(m, io);

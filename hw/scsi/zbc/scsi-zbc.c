@@ -850,6 +850,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     qemu_register_reset(zbc_power_on, s);
     QTAILQ_INIT(&s->parked);
     QTAILQ_INIT(&s->zone_op_wait);
+    QTAILQ_INIT(&s->orphan_wait);
     s->resume_bh = qemu_bh_new_guarded(zbc_resume_bh, s,
                                        &DEVICE(dev)->mem_reentrancy_guard);
     s->vmse = qemu_add_vm_change_state_handler(zbc_vm_state, s);
@@ -873,6 +874,7 @@ static void zbc_unrealize(SCSIDevice *dev)
     s->resume_bh = NULL;
     zbc_io_drop_parked(s);
     zbc_out_drop_waiting(s);
+    zbc_orphan_drop_waiting(s);
     if (s->persist.blk) {
         if (zr_persist_sync_now(&s->persist) < 0) {
             error_report("scsi-zbc: cannot write the zone state at unplug");
@@ -1027,6 +1029,9 @@ static void zbc_instance_init(Object *obj)
         { "stats.zone-op-waits", offsetof(ZbcState, zone_op_waits),
           "zone operations that waited for the writes in flight in their "
           "zones (read-only counter)" },
+        { "stats.orphan-waits", offsetof(ZbcState, orphan_waits),
+          "writes that waited for the data of an overtaken write of their "
+          "zone to land before starting (read-only counter)" },
         { "stats.zone-state-syncs", offsetof(ZbcState, persist.stats.syncs),
           "zone state syncs to the zone-state drive (read-only counter)" },
         { "stats.zone-state-blocks",

@@ -203,6 +203,7 @@ void zbc_load_request(QEMUFile *f, SCSIRequest *req);
 void zbc_mig_restart(ZbcReq *r);
 void zbc_mig_restart_all(ZbcState *s);
 void zbc_io_drop_cancelled(ZbcState *s);
+void zbc_orphan_drop_waiting(ZbcState *s);
 extern const VMStateDescription vmstate_scsi_zbc;
 void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);

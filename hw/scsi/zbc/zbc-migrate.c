@@ -363,6 +363,7 @@ const VMStateDescription vmstate_scsi_zbc = {
         VMSTATE_BOOL(wce, ZbcState),
         VMSTATE_BOOL(stopped, ZbcState),
         VMSTATE_UINT64(zone_op_waits, ZbcState),
+        VMSTATE_UINT64(orphan_waits, ZbcState),
         VMSTATE_STRUCT(zones, ZbcState, 1, vmstate_zr_zone_model,
                        ZrZoneModel),
         VMSTATE_STRUCT(dispatch, ZbcState, 1, vmstate_zr_dispatch,

@@ -195,12 +195,68 @@ static bool zbc_io_error(ZbcReq *r, int *ret, bool is_read)
     return true;
 }
 
+/*
+ * ------------------------------------------------------------------------
+ * Orphaned writes
+ *
+ * A write overtaken by a failed earlier write of its zone (or detached
+ * from it) answers UNALIGNED WRITE, but its data may still be on its way
+ * to the drive.  A write into that zone waits until it has landed
+ * (zr_zone_orphaned()): the guest's retry of those blocks must not race
+ * with the old transfer, which could land after it and bring old data
+ * back, where a drive finishes its media writes in order.
+ */
+
+static void zbc_rw_start(ZbcReq *r, bool write);
+
+/* Writes waiting for orphaned I/O whose zone is clear now start. */
+static void zbc_orphan_kick(ZbcState *s)
+{
+    ZbcReq *r, *next;
+
+    if (s->orphan_kicking || QTAILQ_EMPTY(&s->orphan_wait)) {
+        return;
+    }
+    s->orphan_kicking = true;
+    QTAILQ_FOREACH_SAFE(r, &s->orphan_wait, park, next) {
+        if (!r->req.io_canceled && zr_zone_orphaned(&s->zones, r->lba)) {
+            continue;
+        }
+        QTAILQ_REMOVE(&s->orphan_wait, r, park);
+        /* A request cancelled while it waited was completed by the bus. */
+        if (!r->req.io_canceled) {
+            trace_zbc_write_orphan_go(r->req.tag, r->lba);
+            zbc_rw_start(r, true);
+        }
+        scsi_req_unref(&r->req);
+    }
+    s->orphan_kicking = false;
+}
+
+/* Unplug: waiting writes end without running. */
+void zbc_orphan_drop_waiting(ZbcState *s)
+{
+    ZbcReq *r;
+
+    while ((r = QTAILQ_FIRST(&s->orphan_wait))) {
+        QTAILQ_REMOVE(&s->orphan_wait, r, park);
+        scsi_req_unref(&r->req);
+    }
+}
+
+/* A write ended: what waited for its zone may go. */
+static void zbc_writes_kick(ZbcState *s)
+{
+    zbc_orphan_kick(s);
+    zbc_out_kick(s);
+}
+
 /* A parked command's I/O will not run again: its write never happened. */
 static void zbc_io_drop(ZbcState *s, ZbcReq *r)
 {
     if (r->cmd->op == ZR_OP_WRITE) {
         zr_zone_write_end(&s->zones, &r->zio, false);
-        zbc_out_kick(s);
+        zbc_writes_kick(s);
     }
     scsi_req_unref(&r->req);
 }
@@ -223,7 +279,7 @@ static bool zbc_io_end_moot(ZbcState *s, ZbcReq *r)
     } else {
         zbc_fail_errno(r, r->io_ret, ZBC_ACCESS_WRITE);
     }
-    zbc_out_kick(s);
+    zbc_writes_kick(s);
     scsi_req_unref(&r->req);
     return true;
 }
@@ -357,7 +413,7 @@ static void zbc_write_done(void *opaque, int ret)
     } else {
         zbc_write_report(r, res);
     }
-    zbc_out_kick(s);
+    zbc_writes_kick(s);
     scsi_req_unref(&r->req);
 }
 
@@ -387,6 +443,13 @@ static void zbc_rw_start(ZbcReq *r, bool write)
         /* Counted with the writes off the write pointer. */
         s->zones.stats.errors[ZR_ERR_UNALIGNED_WRITE]++;
         res = ZR_ERR_UNALIGNED_WRITE;
+    } else if (write && !s->null_backed &&
+               zr_zone_orphaned(&s->zones, r->lba)) {
+        trace_zbc_write_orphan_wait(r->req.tag, r->lba);
+        s->orphan_waits++;
+        scsi_req_ref(&r->req);
+        QTAILQ_INSERT_TAIL(&s->orphan_wait, r, park);
+        return;
     } else if (write && s->null_backed) {
         res = zr_zone_write(&s->zones, r->lba, r->nb);
     } else if (write) {

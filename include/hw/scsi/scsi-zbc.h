@@ -81,6 +81,9 @@ struct ZbcState {
     QTAILQ_HEAD(, ZbcReq) zone_op_wait; /* ZBC OUT behind writes in flight */
     bool zone_op_kicking;
     uint64_t zone_op_waits;     /* ZBC OUT that waited for writes */
+    QTAILQ_HEAD(, ZbcReq) orphan_wait;  /* writes behind orphaned I/O */
+    bool orphan_kicking;
+    uint64_t orphan_waits;      /* writes that waited for orphaned I/O */
     QEMUBH *resume_bh;
     bool mig_restart;           /* loaded commands to run again at start */
 };

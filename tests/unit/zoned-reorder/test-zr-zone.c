@@ -1126,6 +1126,49 @@ static void test_inflight_order(void)
 }
 
 /*
+ * Orphans: a write overtaken or detached while its data was still moving
+ * keeps its zone orphaned (zr_zone_orphaned()) until its transfer ends; a
+ * held write (data written) does not; other zones are not touched.
+ */
+static void test_inflight_orphans(void)
+{
+    ZrZoneModel m;
+    ZrZoneIo a, b, c;
+    Reported rep = { 0 };
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 0, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, 4, &b), ==, ZR_OK);
+    g_assert_false(zr_zone_orphaned(&m, zstart(1)));
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_true(zr_zone_orphaned(&m, zstart(1) + 9));
+    g_assert_false(zr_zone_orphaned(&m, zstart(2)));
+    g_assert_false(zr_zone_orphaned(&m, ZS * NZ));
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==,
+                    ZR_ERR_UNALIGNED_WRITE);
+    g_assert_false(zr_zone_orphaned(&m, zstart(1)));
+
+    /* Held (data written) when the earlier one fails: no orphan. */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1), 4, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, 4, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, false), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 1);
+    g_assert_cmpint(rep.res[0], ==, ZR_ERR_UNALIGNED_WRITE);
+    g_assert_false(zr_zone_orphaned(&m, zstart(1)));
+
+    /* Detached while moving (the zone made READ ONLY): an orphan too. */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(2), 4, &c), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_set_read_only(&m, zstart(2)), ==, ZR_OK);
+    g_assert_true(zr_zone_orphaned(&m, zstart(2)));
+    g_assert_cmpint(zr_zone_write_end(&m, &c, true), ==, ZR_OK);
+    g_assert_false(zr_zone_orphaned(&m, zstart(2)));
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
+/*
  * Migration: writes in flight on the source (the first one still to be
  * written, the ones behind it held) come back onto a restored model in
  * any order, and behave as on the source: the first one's end reports the
@@ -1434,6 +1477,8 @@ int main(int argc, char **argv)
                     test_inflight_failure_full);
     g_test_add_func("/zoned-reorder/zone/in-flight/zone-ops",
                     test_inflight_zone_ops);
+    g_test_add_func("/zoned-reorder/zone/in-flight/orphans",
+                    test_inflight_orphans);
     g_test_add_func("/zoned-reorder/zone/in-flight/restore",
                     test_inflight_restore);
     g_test_add_func("/zoned-reorder/zone/in-flight/forget",

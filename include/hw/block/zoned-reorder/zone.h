@@ -227,6 +227,13 @@ typedef struct ZrZoneModel {
     /* Writes in flight per zone, in start (= LBA) order.  Not saved. */
     ZrZoneIoList *in_flight;
     uint32_t nr_io;         /* ... on all the lists */
+    /*
+     * Per zone: writes taken off its list while their data was still
+     * moving (overtaken by a failed earlier write, or detached), whose
+     * transfer has not ended yet (zr_zone_orphaned()).  Not saved: a save
+     * follows a drain.
+     */
+    uint32_t *orphans;
     ZrZoneIoDoneFn *io_done;
     void *io_done_opaque;
 
@@ -305,6 +312,7 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io);
 void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque);
 void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out);
 bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx);
+bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba);
 bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp);
 bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp);
 void zr_zone_write_restore_abort(ZrZoneModel *m);
