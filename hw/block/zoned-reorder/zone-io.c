@@ -221,11 +221,24 @@ ZrResult zr_zone_append(ZrZoneModel *m, uint64_t zslba, uint64_t len,
  * Writes in flight
  */
 
-/* The transfer of an orphaned write (zr_zone_orphaned()) is over. */
+/* @io left its zone's list with its data still moving: an orphan. */
+static void zr_zone_orphan_begin(ZrZoneModel *m, ZrZoneIo *io)
+{
+    m->orphans[io->zone]++;
+    m->nr_orphans++;
+}
+
+/*
+ * The transfer of an orphaned write (zr_zone_orphaned()) is over.  The
+ * model may be gone already (a write that outlived the device's cleanup).
+ */
 static void zr_zone_orphan_end(ZrZoneModel *m, ZrZoneIo *io)
 {
-    assert(m->orphans[io->zone]);
-    m->orphans[io->zone]--;
+    if (m->orphans) {
+        assert(m->orphans[io->zone] && m->nr_orphans);
+        m->orphans[io->zone]--;
+        m->nr_orphans--;
+    }
     io->state = ZR_IO_IDLE;
 }
 
@@ -276,7 +289,7 @@ void zr_zone_detach(ZrZoneModel *m, uint32_t idx)
             QTAILQ_INSERT_TAIL(&held, io, link);
         } else {
             io->state = ZR_IO_DETACHED;
-            m->orphans[idx]++;
+            zr_zone_orphan_begin(m, io);
         }
     }
     zr_zone_report_held(m, &held, ZR_OK);
@@ -306,7 +319,7 @@ static void zr_zone_write_rollback(ZrZoneModel *m, ZrZoneIo *io)
             QTAILQ_INSERT_TAIL(&held, later, link);
         } else {
             later->state = ZR_IO_OVERTAKEN;
-            m->orphans[later->zone]++;
+            zr_zone_orphan_begin(m, later);
         }
     }
     zr_zone_io_unlink(m, io);
@@ -410,8 +423,9 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io)
 }
 
 /*
- * Does the zone at @lba have orphaned writes: overtaken or detached while
- * their data was still moving, their transfer not over?  Their data may
+ * Does the zone at @lba (any zone: UINT64_MAX) have orphaned writes:
+ * overtaken or detached while their data was still moving, their transfer
+ * not over?  Their data may
  * still land, so a write into the zone must wait for them, or the host
  * could finish the orphan's transfer after the new write's and put back
  * what the guest rewrote (a drive finishes its media writes in order).
@@ -420,6 +434,9 @@ bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba)
 {
     uint32_t idx;
 
+    if (lba == UINT64_MAX) {
+        return m->nr_orphans != 0;
+    }
     if (lba >= m->cfg.nr_blocks) {
         return false;
     }
@@ -568,7 +585,7 @@ bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp)
             return false;
         }
         io->zone = zr_zone_index(m, z);
-        m->orphans[io->zone]++;
+        zr_zone_orphan_begin(m, io);
         return true;
     }
     if (io->state != ZR_IO_IN_FLIGHT && io->state != ZR_IO_DONE) {
@@ -650,14 +667,14 @@ bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp)
 /*
  * A load failed after some writes were restored: take them all off their
  * lists again, reporting nothing (the device state is not usable; the
- * requests are freed with it).
+ * requests are freed with it).  Restored orphans (OVERTAKEN, DETACHED) are
+ * not on a list: the device forgets each (zr_zone_write_forget()).
  */
 void zr_zone_write_restore_abort(ZrZoneModel *m)
 {
     uint32_t i;
     ZrZoneIo *io;
 
-    memset(m->orphans, 0, m->nr_zones * sizeof(*m->orphans));
     for (i = 0; i < m->nr_zones; i++) {
         while ((io = QTAILQ_FIRST(&m->in_flight[i]))) {
             zr_zone_io_unlink(m, io);

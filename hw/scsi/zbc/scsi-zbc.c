@@ -665,6 +665,10 @@ static void zbc_drained_end(void *opaque)
     if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->dispatch.pending)) {
         zbc_schedule_starts(s);
     }
+    /* Writes that waited for orphans through the drain: from start_bh. */
+    if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->orphan_wait)) {
+        zbc_schedule_starts(s);
+    }
 }
 
 /*

@@ -204,6 +204,7 @@ void zbc_mig_restart(ZbcReq *r);
 void zbc_mig_restart_all(ZbcState *s);
 void zbc_io_drop_cancelled(ZbcState *s);
 void zbc_orphan_drop_waiting(ZbcState *s);
+void zbc_orphan_kick(ZbcState *s);
 extern const VMStateDescription vmstate_scsi_zbc;
 void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);

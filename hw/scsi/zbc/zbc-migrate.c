@@ -312,10 +312,22 @@ static int zbc_post_load(void *opaque, int version_id)
         zr_zone_write_restore_check(&s->zones, &err);
     }
     if (err) {
+        WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
+            QTAILQ_FOREACH(req, &s->qdev.requests, next) {
+                ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
+
+                /* Restored orphans are on no list: forget each. */
+                if (zbc_req_own(req) && r->mig &&
+                    (r->zio.state == ZR_IO_OVERTAKEN ||
+                     r->zio.state == ZR_IO_DETACHED)) {
+                    zr_zone_write_forget(&s->zones, &r->zio);
+                }
+            }
+        }
         zr_zone_write_restore_abort(&s->zones);
         WITH_QEMU_LOCK_GUARD(&s->qdev.requests_lock) {
             QTAILQ_FOREACH(req, &s->qdev.requests, next) {
-                if (zbc_req_own(req)) {
+                if (zbc_req_own(req) && DO_UPCAST(ZbcReq, req, req)->mig) {
                     DO_UPCAST(ZbcReq, req, req)->zio.state = ZR_IO_IDLE;
                 }
             }

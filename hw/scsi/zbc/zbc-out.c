@@ -60,17 +60,21 @@ int32_t zbc_out_send(ZbcReq *r)
 
 /*
  * Are the zones the operation of @r applies to free of writes in flight
- * (started, not yet reported)?  With ALL, every zone.
+ * (started, not yet reported) and of orphaned writes (overtaken, their
+ * data still landing; writes started behind those wait for them, and the
+ * operation comes after)?  With ALL, every zone.
  */
 static bool zbc_out_zones_idle(ZbcState *s, ZbcReq *r)
 {
     const ZrZone *z;
 
     if (r->req.cmd.buf[14] & 0x01) {
-        return s->zones.nr_io == 0;
+        return s->zones.nr_io == 0 &&
+               !zr_zone_orphaned(&s->zones, UINT64_MAX);
     }
     z = zr_zone_at(&s->zones, r->lba);
-    return !z || zr_zone_idle(&s->zones, zr_zone_index(&s->zones, z));
+    return !z || (zr_zone_idle(&s->zones, zr_zone_index(&s->zones, z)) &&
+                  !zr_zone_orphaned(&s->zones, r->lba));
 }
 
 static void zbc_out_run(ZbcReq *r)

@@ -209,8 +209,12 @@ static bool zbc_io_error(ZbcReq *r, int *ret, bool is_read)
 
 static void zbc_rw_start(ZbcReq *r, bool write);
 
-/* Writes waiting for orphaned I/O whose zone is clear now start. */
-static void zbc_orphan_kick(ZbcState *s)
+/*
+ * Writes waiting for orphaned I/O whose zone is clear now start; not
+ * while the drive is drained (zbc_drained_end() kicks again), as nothing
+ * starts then.
+ */
+void zbc_orphan_kick(ZbcState *s)
 {
     ZbcReq *r, *next;
 
@@ -219,7 +223,8 @@ static void zbc_orphan_kick(ZbcState *s)
     }
     s->orphan_kicking = true;
     QTAILQ_FOREACH_SAFE(r, &s->orphan_wait, park, next) {
-        if (!r->req.io_canceled && zr_zone_orphaned(&s->zones, r->lba)) {
+        if (!r->req.io_canceled &&
+            (s->quiesced || zr_zone_orphaned(&s->zones, r->lba))) {
             continue;
         }
         QTAILQ_REMOVE(&s->orphan_wait, r, park);
@@ -582,6 +587,7 @@ void zbc_start_bh(void *opaque)
 
     s->start_pending = false;
     zbc_start_pending(s);
+    zbc_orphan_kick(s);
 }
 
 /*

@@ -234,6 +234,7 @@ typedef struct ZrZoneModel {
      * follows a drain.
      */
     uint32_t *orphans;
+    uint32_t nr_orphans;    /* ... in all zones */
     ZrZoneIoDoneFn *io_done;
     void *io_done_opaque;
 
