@@ -18,6 +18,7 @@
 #include "qapi/error.h"
 #include "qobject/qdict.h"
 #include "qobject/qjson.h"
+#include "qobject/qlist.h"
 #include "scsi/constants.h"
 #include "zr-scsi-helpers.h"
 
@@ -2781,25 +2782,59 @@ static void test_reorder(void)
 
 /*
  * Migration with a zone-state drive: the destination takes the zone state
- * from the stream (open zones stay open: a migration is no power cycle)
+ * from the stream (open zones stay open: a migration is no power cycle),
+ * and the guest's WCE (MODE SELECT) with the drive's cache following it,
  * and writes it to the drive it took over from the source, reading which
  * copy of each table block is the newer first, so a cold start afterwards
  * finds what the destination did.
  */
+/* Whether the drive @id writes back (its cache on), as query-block says. */
+static bool drive_writeback(QTestState *qts, const char *id)
+{
+    QDict *rsp = qtest_qmp(qts, "{ 'execute': 'query-block' }");
+    QList *list = qdict_get_qlist(rsp, "return");
+    const QListEntry *e;
+    bool wb = false, found = false;
+
+    QLIST_FOREACH_ENTRY(list, e) {
+        QDict *d = qobject_to(QDict, qlist_entry_obj(e));
+
+        if (!strcmp(qdict_get_str(d, "device"), id)) {
+            wb = qdict_get_bool(qdict_get_qdict(qdict_get_qdict(d, "inserted"),
+                                                "cache"), "writeback");
+            found = true;
+        }
+    }
+    g_assert_true(found);
+    qobject_unref(rsp);
+    return wb;
+}
+
 static void test_migrate_zone_state(void)
 {
     g_autofree char *img = make_image(NBLOCKS * BS, 0);
     g_autofree char *state = make_image(0, 0);
-    uint8_t cdb[16], buf[BS];
+    /* MODE SELECT(10): header, short block descriptor, Caching, WCE = 0 */
+    uint8_t list[36] = { [7] = 8, [16] = 0x08, [17] = 0x12 };
+    uint8_t cdb[16], buf[BS], sense[255];
     ZrScsiResp r;
     ZrScsi *s;
 
     s = boot_state(img, state, GEOMETRY);
+    stl_be_p(&list[12], BS);
+    mode_select(s, 0x10, list, sizeof(list), &r);
+    zr_assert_good(&r);
+    g_assert_false(drive_writeback(zr_scsi_qts(s), "d0"));
     write_ok(s, zs(2), 2, 0x22);
     zone_ok(s, SA_OPEN, zs(3), false);
     write_ok(s, zs(4), 1, 0x44);
     zone_ok(s, SA_CLOSE, zs(4), false);
     zr_scsi_migrate(s, ZS_DRIVES ZS_DEVICE "%s", img, state, GEOMETRY);
+    /* The guest's WCE = 0 came along, and the drive follows it. */
+    mode_sense(s, false, 0x08, 0x08, 0, sense, &r);
+    zr_assert_good(&r);
+    g_assert_cmphex(sense[6], ==, 0x00);
+    g_assert_false(drive_writeback(zr_scsi_qts(s), "d0"));
     check_zone(s, zs(2), C_IMP, zs(2) + 2);
     check_zone(s, zs(3), C_EXP, zs(3));
     check_zone(s, zs(4), C_CLOSED, zs(4) + 1);
