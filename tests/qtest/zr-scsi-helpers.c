@@ -339,6 +339,17 @@ uint8_t zr_scsi_lun_reset(ZrScsi *s)
 
 static const char *zr_binary_env;
 
+/* The command line of a VM with virtio-scsi and @fmt's devices */
+static char * G_GNUC_PRINTF(1, 0) zr_scsi_args(const char *fmt, va_list ap)
+{
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *extra = g_strdup_vprintf(fmt, ap);
+
+    return g_strdup_printf("%s-machine q35 -nodefaults "
+                           "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s",
+                           fw, ZR_SCSI_PCI_SLOT, extra);
+}
+
 void zr_scsi_binary_env(const char *var)
 {
     zr_binary_env = var;
@@ -347,9 +358,7 @@ void zr_scsi_binary_env(const char *var)
 ZrScsi *zr_scsi_start(const char *fmt, ...)
 {
     ZrScsi *s = g_new0(ZrScsi, 1);
-    g_autofree char *extra = NULL;
     g_autofree char *args = NULL;
-    g_autofree char *fw = zr_firmware_args();
     uint8_t tur[16] = { TEST_UNIT_READY };
     QPCIAddress addr = { .devfn = QPCI_DEVFN(ZR_SCSI_PCI_SLOT, 0) };
     ZrScsiResp resp;
@@ -358,11 +367,8 @@ ZrScsi *zr_scsi_start(const char *fmt, ...)
     int i;
 
     va_start(ap, fmt);
-    extra = g_strdup_vprintf(fmt, ap);
+    args = zr_scsi_args(fmt, ap);
     va_end(ap);
-    args = g_strdup_printf("%s-machine q35 -nodefaults "
-                           "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s",
-                           fw, ZR_SCSI_PCI_SLOT, extra);
     s->qts = qtest_init_with_env(zr_binary_env, args, true);
     pc_alloc_init(&s->alloc, s->qts, ALLOC_NO_FLAGS);
     s->pcibus = qpci_new_pc(s->qts, &s->alloc);
@@ -438,43 +444,45 @@ static void zr_migration_events(QTestState *qts)
                              "{ 'capability': 'events', 'state': true } ] } }");
 }
 
-void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...)
+QTestState *zr_migrate_via_file(QTestState *from, const char *args)
 {
-    g_autofree char *fw = zr_firmware_args();
-    g_autofree char *extra = NULL;
-    g_autofree char *args = NULL;
     g_autofree char *path = NULL;
     g_autofree char *uri = NULL;
+    g_autofree char *dest = NULL;
     QTestState *to;
-    va_list ap;
     int fd;
 
-    va_start(ap, fmt);
-    extra = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
     fd = g_file_open_tmp("zr-migration-XXXXXX", &path, NULL);
     g_assert_cmpint(fd, >=, 0);
     close(fd);
     uri = g_strdup_printf("file:%s", path);
 
-    zr_migration_events(s->qts);
-    qtest_qmp_assert_success(s->qts, "{ 'execute': 'migrate', 'arguments': "
+    zr_migration_events(from);
+    qtest_qmp_assert_success(from, "{ 'execute': 'migrate', 'arguments': "
                              "{ 'uri': %s } }", uri);
-    zr_migration_wait(s->qts);
+    zr_migration_wait(from);
 
-    args = g_strdup_printf("%s-machine q35 -nodefaults "
-                           "-device virtio-scsi-pci,id=vs0,addr=%02x.0 %s "
-                           "-incoming defer", fw, ZR_SCSI_PCI_SLOT, extra);
-    to = qtest_init_with_env(zr_binary_env, args, true);
+    dest = g_strdup_printf("%s -incoming defer", args);
+    to = qtest_init_with_env(zr_binary_env, dest, true);
     zr_migration_events(to);
     qtest_qmp_assert_success(to, "{ 'execute': 'migrate-incoming', "
                              "'arguments': { 'uri': %s } }", uri);
     zr_migration_wait(to);
     unlink(path);
+    qtest_quit(from);
+    return to;
+}
 
-    qtest_quit(s->qts);
-    s->qts = to;
-    s->pcibus->qts = to;
+void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...)
+{
+    g_autofree char *args = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    args = zr_scsi_args(fmt, ap);
+    va_end(ap);
+    s->qts = zr_migrate_via_file(s->qts, args);
+    s->pcibus->qts = s->qts;
 }
 
 void zr_scsi_resync(ZrScsi *s)

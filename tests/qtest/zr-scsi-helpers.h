@@ -116,6 +116,11 @@ uint8_t zr_scsi_lun_reset(ZrScsi *s);
  * commands in flight come with it, and the test goes on with @s.  The old
  * QEMU quits.
  */
+/*
+ * Migrate the VM of @from to a file and load it into a new QEMU started
+ * with @args (and -incoming defer); @from is quit.  Returns the new one.
+ */
+QTestState *zr_migrate_via_file(QTestState *from, const char *args);
 void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /*
  * Guest memory was replaced (loadvm) while no command was in flight: take

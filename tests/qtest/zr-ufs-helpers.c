@@ -44,16 +44,24 @@ void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val)
     g_assert_cmphex(rd(u, A_UCMDARG2) & 0xff, ==, 0);
 }
 
+/* The command line of a VM with the controller and @props */
+static char *ufs_args(const char *props)
+{
+    g_autofree char *fw = zr_firmware_args();
+
+    return g_strdup_printf("%s-machine q35 -nodefaults "
+                           "-device ufs-zoned,id=ufs0,addr=%02x.0,mode=%s%s%s",
+                           fw, PCI_SLOT, ufs_test_mode, *props ? "," : "",
+                           props);
+}
+
 Ufs *ufs_boot(const char *props)
 {
+    g_autofree char *args = ufs_args(props);
     Ufs *u = g_new0(Ufs, 1);
-    g_autofree char *fw = zr_firmware_args();
     uint64_t utrl;
 
-    u->qts = qtest_initf("%s-machine q35 -nodefaults "
-                         "-device ufs-zoned,id=ufs0,addr=%02x.0,mode=%s%s%s",
-                         fw, PCI_SLOT, ufs_test_mode, *props ? "," : "",
-                         props);
+    u->qts = qtest_init(args);
     pc_alloc_init(&u->alloc, u->qts, ALLOC_NO_FLAGS);
     u->pcibus = qpci_new_pc(u->qts, &u->alloc);
     u->dev = qpci_device_find(u->pcibus, QPCI_DEVFN(PCI_SLOT, 0));
@@ -70,6 +78,18 @@ Ufs *ufs_boot(const char *props)
     u->data = guest_alloc(&u->alloc, NUTRS * DATA_SIZE);
     g_assert_cmpuint(u->ucd & 127, ==, 0);
     return u;
+}
+
+/*
+ * Migrate the VM to a file and go on in a new QEMU started with @props
+ * (the same controller; drives as the destination has them).
+ */
+void ufs_migrate(Ufs *u, const char *props)
+{
+    g_autofree char *args = ufs_args(props);
+
+    u->qts = zr_migrate_via_file(u->qts, args);
+    u->pcibus->qts = u->qts;
 }
 
 void ufs_stop(Ufs *u)

@@ -104,6 +104,7 @@ uint64_t data_buf(Ufs *u, int slot);
 void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val);
 Ufs *ufs_boot(const char *props);
 void ufs_stop(Ufs *u);
+void ufs_migrate(Ufs *u, const char *props);
 void ufs_bringup(Ufs *u);
 void prep(Ufs *u, int slot, const uint8_t *upiu, size_t upiu_len,
           uint32_t dd, uint32_t prdt_bytes);

@@ -267,6 +267,60 @@ void zr_dispatch_complete(ZrDispatch *d, ZrCmd *cmd)
 }
 
 /*
+ * Migration: put @cmd, loaded with its saved state (ZR_CMD_PENDING or
+ * ZR_CMD_STARTED and its sequence number), back on the engine's lists
+ * without counting anything again.  Pending commands go in arrival
+ * order whatever the order of the calls; started ones are appended, so
+ * the device restores them in their start order.  The saved state is
+ * input not trusted: a command that cannot be one of this engine's fails
+ * with @errp and is left off the lists.
+ */
+bool zr_dispatch_restore(ZrDispatch *d, ZrCmd *cmd, Error **errp)
+{
+    ZrCmd *c;
+
+    if (cmd->queue >= d->cfg.nr_queues || cmd->op >= ZR_OP__MAX ||
+        !cmd->seq || cmd->seq >= d->next_seq) {
+        error_setg(errp, "saved command (tag %u, queue %u, seq %" PRIu64
+                   ") does not fit the dispatch engine", cmd->tag,
+                   cmd->queue, cmd->seq);
+        return false;
+    }
+    switch (cmd->state) {
+    case ZR_CMD_PENDING:
+        QTAILQ_FOREACH_REVERSE(c, &d->pending, link) {
+            if (c->seq == cmd->seq) {
+                error_setg(errp, "two saved commands with seq %" PRIu64,
+                           cmd->seq);
+                return false;
+            }
+            if (c->seq < cmd->seq) {
+                break;
+            }
+        }
+        if (c) {
+            QTAILQ_INSERT_AFTER(&d->pending, c, cmd, link);
+        } else {
+            QTAILQ_INSERT_HEAD(&d->pending, cmd, link);
+        }
+        d->nr_pending++;
+        d->queue_pending[cmd->queue]++;
+        break;
+    case ZR_CMD_STARTED:
+        QTAILQ_INSERT_TAIL(&d->in_flight, cmd, link);
+        d->nr_in_flight++;
+        break;
+    default:
+        error_setg(errp, "saved command (tag %u) in state %d", cmd->tag,
+                   cmd->state);
+        return false;
+    }
+    trace_zr_dispatch_restore(d, cmd->tag, cmd->queue, cmd->seq,
+                              cmd->state == ZR_CMD_STARTED);
+    return true;
+}
+
+/*
  * Take a pending command back (abort, SQ deletion).  Returns false if it
  * is not pending: a started command must run to zr_dispatch_complete().
  */

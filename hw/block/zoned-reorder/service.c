@@ -83,25 +83,16 @@ bool zr_service_can_start(const ZrService *s, int64_t now)
 }
 
 /*
- * Put @cmd in service at @now and return its completion time.  Starting
- * when zr_service_can_start() is false is a device bug.
+ * Put @cmd (done_ns and svc_order set) in service: the list is sorted by
+ * completion time, equal times in start order.
  */
-int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
+static void zr_service_insert(ZrService *s, ZrCmd *cmd)
 {
-    uint64_t cost = zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
-    int64_t done;
     ZrCmd *c;
 
-    assert(zr_service_can_start(s, now));
-    assert(now >= 0);
-    done = cost > (uint64_t)(ZR_SERVICE_NEVER - 1 - now)
-           ? ZR_SERVICE_NEVER - 1 : now + (int64_t)cost;
-    cmd->done_ns = done;
-    cmd->svc_order = s->next_order++;
-
-    /* Keep the list sorted by completion time; equal times in start order. */
     QTAILQ_FOREACH_REVERSE(c, &s->in_service, svc_link) {
-        if (c->done_ns <= done) {
+        if (c->done_ns < cmd->done_ns ||
+            (c->done_ns == cmd->done_ns && c->svc_order < cmd->svc_order)) {
             break;
         }
     }
@@ -110,8 +101,26 @@ int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
     } else {
         QTAILQ_INSERT_HEAD(&s->in_service, cmd, svc_link);
     }
-
     s->busy++;
+}
+
+/*
+ * Put @cmd in service at @now and return its completion time.  Starting
+ * when zr_service_can_start() is false is a device bug.
+ */
+int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
+{
+    uint64_t cost = zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
+    int64_t done;
+
+    assert(zr_service_can_start(s, now));
+    assert(now >= 0);
+    done = cost > (uint64_t)(ZR_SERVICE_NEVER - 1 - now)
+           ? ZR_SERVICE_NEVER - 1 : now + (int64_t)cost;
+    cmd->done_ns = done;
+    cmd->svc_order = s->next_order++;
+    zr_service_insert(s, cmd);
+
     s->stats.starts++;
     s->stats.busy_max = MAX(s->stats.busy_max, s->busy);
     s->stats.busy_ns += done - now;
@@ -168,6 +177,24 @@ bool zr_service_cancel(ZrService *s, ZrCmd *cmd)
         }
     }
     return false;
+}
+
+/*
+ * Migration: put @cmd back in service with its saved completion time and
+ * start order (cmd->done_ns, cmd->svc_order), counting nothing again.
+ * Guest time is migrated, so the command completes when it would have on
+ * the source.  False, with @errp, for a saved state that cannot be.
+ */
+bool zr_service_restore(ZrService *s, ZrCmd *cmd, Error **errp)
+{
+    if (cmd->done_ns < 0 || cmd->svc_order >= s->next_order) {
+        error_setg(errp, "saved command (tag %u) has a bad service time",
+                   cmd->tag);
+        return false;
+    }
+    zr_service_insert(s, cmd);
+    trace_zr_service_restore(s, cmd->seq, cmd->done_ns, s->busy);
+    return true;
 }
 
 /* Controller reset: drop everything in service; no callbacks. */

@@ -10,6 +10,7 @@
 #include "qemu/error-report.h"
 #include "hw/block/zoned-reorder/zone.h"
 #include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/vmstate.h"
 
 static const VMStateDescription vmstate_zr_zone = {
@@ -102,6 +103,10 @@ static int zr_dispatch_vm_post_load(void *opaque, int version_id)
 {
     ZrDispatch *d = opaque;
 
+    if (d->cfg.policy >= ZR_POLICY__MAX) {
+        error_report("zoned-reorder: saved reorder policy %u", d->cfg.policy);
+        return -EINVAL;
+    }
     /* Positions the policy keeps must name a queue of this engine. */
     if (d->rr_queue >= d->cfg.nr_queues) {
         error_report("zoned-reorder: saved round-robin queue %u of %u",
@@ -119,6 +124,8 @@ const VMStateDescription vmstate_zr_dispatch = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32_EQUAL(cfg.nr_queues, ZrDispatch,
                              "the number of queues differs"),
+        /* set at run time with qom-set: the destination follows */
+        VMSTATE_UINT32(cfg.policy, ZrDispatch),
         VMSTATE_UINT64(next_seq, ZrDispatch),
         VMSTATE_UINT64(prng.state, ZrDispatch),
         VMSTATE_UINT32(rr_queue, ZrDispatch),
@@ -129,6 +136,64 @@ const VMStateDescription vmstate_zr_dispatch = {
                               vmstate_info_uint64, uint64_t),
         VMSTATE_STRUCT(stats, ZrDispatch, 1, vmstate_zr_dispatch_stats,
                        ZrDispatchStats),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * A command as the engine and the service model know it.  Its list links
+ * are not in it: the device puts loaded commands back with
+ * zr_dispatch_restore() and zr_service_restore().
+ */
+const VMStateDescription vmstate_zr_cmd = {
+    .name = "zr-cmd",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(tag, ZrCmd),
+        VMSTATE_UINT32(queue, ZrCmd),
+        VMSTATE_UINT32(op, ZrCmd),
+        VMSTATE_UINT64(lba, ZrCmd),
+        VMSTATE_UINT64(len, ZrCmd),
+        VMSTATE_BOOL(zone_untracked, ZrCmd),
+        VMSTATE_UINT32(state, ZrCmd),
+        VMSTATE_UINT64(seq, ZrCmd),
+        VMSTATE_UINT32(overtaken, ZrCmd),
+        VMSTATE_INT64(done_ns, ZrCmd),
+        VMSTATE_UINT64(svc_order, ZrCmd),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static const VMStateDescription vmstate_zr_service_stats = {
+    .name = "zr-service-stats",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(starts, ZrServiceStats),
+        VMSTATE_UINT64(completions, ZrServiceStats),
+        VMSTATE_UINT64(busy_max, ZrServiceStats),
+        VMSTATE_UINT64(delayed_kicks, ZrServiceStats),
+        VMSTATE_UINT64(busy_ns, ZrServiceStats),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/*
+ * The service model's clock-related state: the time before which nothing
+ * starts (an H8 exit in progress) and the start-order counter.  The
+ * configuration is the destination's own properties; the commands in
+ * service come back with zr_service_restore().
+ */
+const VMStateDescription vmstate_zr_service = {
+    .name = "zr-service",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_INT64(not_before_ns, ZrService),
+        VMSTATE_UINT64(next_order, ZrService),
+        VMSTATE_STRUCT(stats, ZrService, 1, vmstate_zr_service_stats,
+                       ZrServiceStats),
         VMSTATE_END_OF_LIST()
     },
 };

@@ -193,6 +193,12 @@ void zbc_mig_restart(ZbcReq *r)
     }
 }
 
+bool scsi_zbc_req_restarts(SCSIRequest *req)
+{
+    return zbc_req_own(req) &&
+           DO_UPCAST(ZbcReq, req, req)->mig == ZBC_MIG_RESTART;
+}
+
 /* The VM runs: the loaded commands to run again, in arrival order. */
 void zbc_mig_restart_all(ZbcState *s)
 {
@@ -354,6 +360,8 @@ static int zbc_post_load(void *opaque, int version_id)
             }
         }
     }
+    /* The policy the source ran with (qom-set at run time) */
+    s->policy = s->dispatch.cfg.policy;
     /* The drive's cache follows the guest's WCE, as MODE SELECT set it. */
     if (!s->null_backed) {
         blk_set_enable_write_cache(s->qdev.conf.blk, s->wce);

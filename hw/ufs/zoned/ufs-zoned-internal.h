@@ -13,6 +13,7 @@
  *                stop/start/cleanup, CQ interrupt status
  *   query.c      QUERY REQUEST: descriptors, flags, attributes
  *   tm.c         task management requests (UTMRL)
+ *   migrate.c    vmstate: registers, queues, requests in flight
  */
 
 #ifndef HW_UFS_ZONED_INTERNAL_H
@@ -108,6 +109,8 @@ typedef struct UfsZonedReq {
     uint64_t overflow_bytes;
     bool short_data_out;        /* host gave less data-out than needed */
     bool stalled;               /* x-stall-*: never handed to its LU */
+    bool mig_live;              /* migration: its SCSI request is at the LU */
+    uint32_t mig_cq_pos;        /* migration: place in its CQ's waiting */
 } UfsZonedReq;
 
 /*
@@ -239,6 +242,11 @@ struct UfsZonedState {
     uint32_t start_log_n;
 
     Notifier machine_done;
+
+    /* Migration (migrate.c) */
+    VMChangeStateEntry *vmse;
+    bool mig_loaded;            /* loaded: settle at the first run */
+    bool mig_stray;             /* an LU brought a request no context took */
 };
 
 
@@ -301,6 +309,13 @@ void ufs_zoned_mcq_stop_all(UfsZonedState *s);
 void ufs_zoned_mcq_work(UfsZonedState *s);
 void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val);
 void ufs_zoned_mcq_reset(UfsZonedState *s);
+
+/* migrate.c */
+extern const VMStateDescription vmstate_ufs_zoned;
+void ufs_zoned_migrate_init(UfsZonedState *s);
+void ufs_zoned_migrate_cleanup(UfsZonedState *s);
+void ufs_zoned_save_request(QEMUFile *f, SCSIRequest *sreq);
+void *ufs_zoned_load_request(QEMUFile *f, SCSIRequest *sreq);
 
 /* tm.c */
 void ufs_zoned_utmrl_doorbell(UfsZonedState *s, uint32_t val);

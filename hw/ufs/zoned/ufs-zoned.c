@@ -14,7 +14,6 @@
 #include "hw/boards.h"
 #include "hw/pci/pci.h"
 #include "hw/scsi/scsi-zbc.h"
-#include "migration/vmstate.h"
 #include "system/system.h"
 #include "ufs-zoned-internal.h"
 #include "trace.h"
@@ -138,6 +137,7 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
                           &DEVICE(s)->mem_reentrancy_guard);
     ufs_zoned_work_init(s);
     ufs_zoned_ahit_init(s);
+    ufs_zoned_migrate_init(s);
 
     pci->config[PCI_INTERRUPT_PIN] = 1;
     pci_config_set_prog_interface(pci->config, 0x1);
@@ -172,6 +172,7 @@ static void ufs_zoned_exit(PCIDevice *pci)
     if (s->machine_done.notify && s->machine_done.node.le_prev) {
         qemu_remove_machine_init_done_notifier(&s->machine_done);
     }
+    ufs_zoned_migrate_cleanup(s);
     ufs_zoned_utp_reset(s);
     zr_service_timer_cleanup(&s->sched);
     ufs_zoned_work_cleanup(s);
@@ -344,11 +345,6 @@ static const Property ufs_zoned_props[] = {
     DEFINE_PROP_UINT32("x-stall-tm", UfsZonedState, stall_tm, 0),
 };
 
-static const VMStateDescription ufs_zoned_vmstate = {
-    .name = "ufs-zoned",
-    .unmigratable = 1,
-};
-
 static void ufs_zoned_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
@@ -365,7 +361,7 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
     dc->desc = "UFS host controller with zoned LUs and reorder policies";
     device_class_set_legacy_reset(dc, ufs_zoned_reset);
     device_class_set_props(dc, ufs_zoned_props);
-    dc->vmsd = &ufs_zoned_vmstate;
+    dc->vmsd = &vmstate_ufs_zoned;
 
     object_class_property_set_description(oc, "mode",
         "mcq (default: UFSHCI 4.0 multi-circular queues, CAP.MCQS=1) or "

@@ -530,7 +530,8 @@ static void ufs_zoned_scsi_transfer_data(SCSIRequest *sreq, uint32_t len)
 {
     UfsZonedReq *req = sreq->hba_private;
 
-    if (!req->busy || req->stopping || req->sreq != sreq) {
+    /* no context: a stray of a migration (migrate.c) */
+    if (!req || !req->busy || req->stopping || req->sreq != sreq) {
         return;
     }
     ufs_zoned_req_mark_pending(req);
@@ -600,11 +601,12 @@ static bool ufs_zoned_is_unaligned_write(const uint8_t *sense, uint32_t len)
 static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
 {
     UfsZonedReq *req = sreq->hba_private;
-    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    uint64_t exp;
 
-    if (!req->busy || req->stopping || req->sreq != sreq) {
+    if (!req || !req->busy || req->stopping || req->sreq != sreq) {
         return;
     }
+    exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
     req->status = sreq->status;
     if (sreq->status == CHECK_CONDITION) {
         req->sense_len = scsi_req_get_sense(sreq, req->sense,
@@ -634,11 +636,13 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
 static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
 {
     UfsZonedReq *req = sreq->hba_private;
-    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    uint64_t exp;
 
-    if (!req->busy || req->stopping || req->aborted || req->sreq != sreq) {
+    if (!req || !req->busy || req->stopping || req->aborted ||
+        req->sreq != sreq) {
         return;
     }
+    exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
     if (req->short_data_out) {
         ufs_zoned_set_sense(req, SENSE_CODE(INVALID_FIELD));
     } else if (req->ocs == UFS_OCS_SUCCESS) {
@@ -703,6 +707,8 @@ const SCSIBusInfo ufs_zoned_scsi_info = {
     .transfer_data = ufs_zoned_scsi_transfer_data,
     .complete = ufs_zoned_scsi_complete,
     .cancel = ufs_zoned_scsi_cancel,
+    .save_request = ufs_zoned_save_request,
+    .load_request = ufs_zoned_load_request,
 };
 
 /* --- the UTRD ---------------------------------------------------------- */

@@ -88,4 +88,12 @@ struct ZbcState {
     bool mig_restart;           /* loaded commands to run again at start */
 };
 
+/*
+ * For an HBA that migrates its requests: whether @req, a request of an LU
+ * loaded on the migration destination, runs again from its start when the
+ * VM runs (its data moves again from the first byte) rather than going on
+ * where it stood on the source.  False for requests of other devices.
+ */
+bool scsi_zbc_req_restarts(SCSIRequest *req);
+
 #endif

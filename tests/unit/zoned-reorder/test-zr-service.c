@@ -421,6 +421,103 @@ static void test_config(void)
 }
 
 /* A huge latency parks the command near the end of time, no overflow. */
+/*
+ * A migration in the middle: commands copied with their saved state
+ * (what vmstate_zr_cmd carries) into a fresh engine and service model,
+ * put back with zr_dispatch_restore() and zr_service_restore() in any
+ * order, run on exactly as they would have; bad saved states are refused.
+ */
+static void test_restore(void)
+{
+    g_autofree Fixture *a = g_new0(Fixture, 1);
+    g_autofree Fixture *b = g_new0(Fixture, 1);
+    ZrCmd *started[MAX_CMDS], bad;
+    unsigned i, n = 0, ev0;
+    Error *err = NULL;
+
+    fx_init(a, ZR_POLICY_NONE, 2);
+    for (i = 1; i <= 5; i++) {
+        fx_submit(a, i, i == 3 ? ZR_OP_READ : ZR_OP_WRITE, 1);
+    }
+    fx_run(a, 0);               /* 1 and 2 in service until 200 */
+    fx_submit(a, 6, ZR_OP_ZONE_MGMT, 0);
+    ev0 = a->nr_ev;
+
+    fx_init(b, ZR_POLICY_NONE, 2);
+    b->d.next_seq = a->d.next_seq;
+    b->s.next_order = a->s.next_order;
+    b->nr_cmds = a->nr_cmds;
+    /* pending ones in reverse arrival order: they still start in order */
+    for (i = a->nr_cmds; i-- > 0;) {
+        b->cmds[i] = a->cmds[i];
+        b->cmds[i].opaque = b;
+        if (b->cmds[i].state == ZR_CMD_PENDING) {
+            g_assert_true(zr_dispatch_restore(&b->d, &b->cmds[i],
+                                              &error_abort));
+        } else {
+            started[n++] = &b->cmds[i];
+        }
+    }
+    g_assert_cmpuint(n, ==, 2);
+    for (i = n; i-- > 0;) {     /* start order: 1, then 2 */
+        g_assert_true(zr_dispatch_restore(&b->d, started[i], &error_abort));
+        g_assert_true(zr_service_restore(&b->s, started[i], &error_abort));
+    }
+    g_assert_cmpuint(zr_dispatch_nr_pending(&b->d), ==, 4);
+    g_assert_cmpuint(zr_dispatch_nr_in_flight(&b->d), ==, 2);
+    g_assert_cmpuint(b->s.busy, ==, 2);
+
+    fx_run_all(a, 100);
+    fx_run_all(b, 100);
+    g_assert_cmpuint(b->nr_ev, ==, a->nr_ev - ev0);
+    for (i = 0; i < b->nr_ev; i++) {
+        g_assert_cmpint(b->ev[i].kind, ==, a->ev[ev0 + i].kind);
+        g_assert_cmpuint(b->ev[i].tag, ==, a->ev[ev0 + i].tag);
+        g_assert_cmpint(b->ev[i].now, ==, a->ev[ev0 + i].now);
+        g_assert_cmpint(b->ev[i].done, ==, a->ev[ev0 + i].done);
+    }
+
+    /* saved states that cannot be */
+    zr_cmd_init(&bad, 9, 0, ZR_OP_WRITE, 0, 1, b);
+    bad.state = ZR_CMD_PENDING;
+    bad.seq = 0;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    bad.seq = b->d.next_seq;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    bad.seq = 1;
+    bad.queue = 1;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    bad.queue = 0;
+    bad.op = ZR_OP__MAX;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    bad.op = ZR_OP_WRITE;
+    bad.state = ZR_CMD_STARTED + 1;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    bad.done_ns = -1;
+    g_assert_false(zr_service_restore(&b->s, &bad, &err));
+    error_free_or_abort(&err);
+    bad.done_ns = 0;
+    bad.svc_order = b->s.next_order;
+    g_assert_false(zr_service_restore(&b->s, &bad, &err));
+    error_free_or_abort(&err);
+    /* two pending commands with one sequence number */
+    zr_cmd_init(&bad, 9, 0, ZR_OP_WRITE, 0, 1, b);
+    fx_submit(b, 7, ZR_OP_WRITE, 1);
+    bad.state = ZR_CMD_PENDING;
+    bad.seq = b->cmds[b->nr_cmds - 1].seq;
+    g_assert_false(zr_dispatch_restore(&b->d, &bad, &err));
+    error_free_or_abort(&err);
+    g_assert_cmpuint(zr_dispatch_nr_pending(&b->d), ==, 1);
+
+    fx_cleanup(a);
+    fx_cleanup(b);
+}
+
 static void test_huge_latency(void)
 {
     Fixture f;
@@ -440,6 +537,7 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/zoned-reorder/service/cost", test_cost);
+    g_test_add_func("/zoned-reorder/service/restore", test_restore);
     g_test_add_func("/zoned-reorder/service/parallel/two", test_parallel_two);
     g_test_add_func("/zoned-reorder/service/parallel/one", test_parallel_one);
     g_test_add_func("/zoned-reorder/service/parallel/unlimited",

@@ -180,6 +180,7 @@ ZrCmd *zr_dispatch_pick(ZrDispatch *d);
 unsigned zr_dispatch_pick_batch(ZrDispatch *d, ZrCmd **out, unsigned max);
 void zr_dispatch_complete(ZrDispatch *d, ZrCmd *cmd);
 bool zr_dispatch_cancel(ZrDispatch *d, ZrCmd *cmd);
+bool zr_dispatch_restore(ZrDispatch *d, ZrCmd *cmd, Error **errp);
 void zr_dispatch_flush(ZrDispatch *d, ZrCmdFn *fn, void *opaque);
 
 /* Queries */

@@ -75,6 +75,7 @@ int64_t zr_service_next_completion(const ZrService *s);
 
 void zr_service_delay_starts(ZrService *s, int64_t not_before);
 bool zr_service_cancel(ZrService *s, ZrCmd *cmd);
+bool zr_service_restore(ZrService *s, ZrCmd *cmd, Error **errp);
 void zr_service_flush(ZrService *s);
 
 int64_t zr_service_run(ZrService *s, ZrDispatch *d, int64_t now,

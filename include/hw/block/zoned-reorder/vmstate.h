@@ -11,11 +11,18 @@
  *    layout is checked on load (zr_zone_model_post_load()), which also
  *    rebuilds the open/closed accounting and leaves the writes-in-flight
  *    lists empty for the device to refill (zr_zone_write_restore()).
- *  - vmstate_zr_dispatch: the policy's state (PRNG, round-robin position,
- *    last slot) and the counters, so that a seeded run goes on making the
- *    decisions it would have made.  Commands are not in it: the device
- *    saves its requests and submits those not started again on the
- *    destination, in arrival order.
+ *  - vmstate_zr_dispatch: the policy and its state (PRNG, round-robin
+ *    position, last slot) and the counters, so that a seeded run goes on
+ *    making the decisions it would have made.  Commands are not in it:
+ *    the device saves its requests and submits those not started again
+ *    on the destination, in arrival order, or puts them back as they
+ *    were with zr_dispatch_restore().
+ *  - vmstate_zr_cmd: one command's state in the engine and the service
+ *    model (sequence number, state, completion time), for a device that
+ *    saves its commands as they were and restores them with
+ *    zr_dispatch_restore() and zr_service_restore().
+ *  - vmstate_zr_service: the service model's wake-up time, start-order
+ *    counter and counters.
  */
 
 #ifndef HW_BLOCK_ZONED_REORDER_VMSTATE_H
@@ -25,5 +32,7 @@
 
 extern const VMStateDescription vmstate_zr_zone_model;
 extern const VMStateDescription vmstate_zr_dispatch;
+extern const VMStateDescription vmstate_zr_cmd;
+extern const VMStateDescription vmstate_zr_service;
 
 #endif
