@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # Migration of a running guest mid-fio (docs/system/devices/scsi-zbc.rst,
-# "Migration, savevm and loadvm"): a file-backed scsi-zbc on virtio-scsi
-# with a zone-state drive and reorder=random (commands wait in the device
-# before they start, so some are in flight at the migration); the guest
+# "Migration, savevm and loadvm"; ufs-zoned.rst, "Migration"): a
+# file-backed scsi-zbc with a zone-state drive and reorder=random
+# (commands wait in the device before they start, so some are in flight
+# at the migration), on virtio-scsi or as the LU of a ufs-zoned
+# controller (mode=mcq, reorder=rr, or mode=legacy, with its service
+# model holding commands in flight as well); the guest
 # writes zones with fio, pipelining on, and verifies them
 # (guest/plans/zone-migrate.sh).  When the guest says ZR-MIGRATE-NOW, the
 # host migrates the VM to a file (QMP migrate file:), the source QEMU
@@ -14,7 +17,8 @@
 # the destination wrote (its first sync after the migration).
 #
 #   tests/guest/test-zone-migrate.sh [run-guest options]
-#   ZR_ONLY=running|enospc tests/guest/test-zone-migrate.sh   # one scenario
+#   ZR_ONLY=running|enospc|ufs-mcq|ufs-legacy tests/guest/test-zone-migrate.sh
+#                                                   # one scenario
 #
 # Output is TAP (the destination's and the cold boot's guest checks, then
 # "host:" checks); exit 0 iff everything passed.
@@ -75,16 +79,29 @@ status() {
 # second zone with ENOSPC (blkdebug, once), which stops the VM
 # (werror=enospc) with that write waiting and the writes behind it in its
 # zone held; the host migrates the stopped VM, and resumes it on the
-# destination, whose drive has no error to inject.
+# destination, whose drive has no error to inject.  ufs-mcq and
+# ufs-legacy: the disk is a ufs-zoned LU whose writes take 20 ms, one at a
+# time, so that fio's queue depth of 16 keeps commands at every stage in
+# the controller; the host stops the VM when the guest says
+# ZR-MIGRATE-NOW (so that the migration surely finds them there),
+# migrates it, and resumes it on the destination.
 scenario() {
     local name=$1 d=$logdir/$1 line out saved i st runner
-    local -a src
+    local -a src devs
+    case $name in
+    ufs-mcq) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=mcq,reorder=rr,$ufs_lat"
+                   -device "scsi-zbc,bus=ufs0.0,lun=0,$lu") ;;
+    ufs-legacy) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=legacy,$ufs_lat"
+                      -device "scsi-zbc,bus=ufs0.0,lun=0,$lu") ;;
+    *) devs=("${drives[@]}" -device virtio-scsi-pci,id=vs0
+             -device "scsi-zbc,bus=vs0.0,$lu") ;;
+    esac
     mkdir -p "$d/source" "$d/dest" "$d/cold"
     rm -f "$img" "$state" "$mig"
     truncate -s $size "$img"
     : > "$state"
     case $name in
-    running)
+    running|ufs-*)
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback") ;;
     enospc)
         src=(-drive "if=none,id=zbc0,format=raw,cache=writeback,werror=enospc,file.driver=blkdebug,file.image.driver=file,file.image.filename=$img,file.inject-error.0.event=write_aio,file.inject-error.0.sector=$((16384 + 1024)),file.inject-error.0.errno=28,file.inject-error.0.once=on") ;;
@@ -92,20 +109,24 @@ scenario() {
     "$top/scripts/run-guest" --plan zone-migrate --log-dir "$d/source" \
         --timeout 300 ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
         "${src[@]}" "${devs[@]:2}" -trace zbc_mig_save \
+        -trace ufs_zoned_mig_save_req \
         > "$d/source/run-guest.out" 2>&1 &
     runner=$!
     for ((i = 0; i < 3000; i++)); do
         kill -0 "$runner" 2>/dev/null || break
-        if [ $name = running ]; then
+        if [ $name != enospc ]; then
             grep -aq '^ZR-MIGRATE-NOW' "$d/source/console.log" 2>/dev/null && break
         elif [ -S "$d/source/qmp.sock" ] && [ "$(status "$d/source/qmp.sock")" = io-error ]; then
             break
         fi
         sleep 0.1
     done
-    if [ $name = running ]; then
+    if [ $name != enospc ]; then
         line=$(grep -a '^ZR-MIGRATE-NOW' "$d/source/console.log" 2>/dev/null || true)
         tap "$([ -n "$line" ] && echo 1)" "$name: the guest reached the migration point (${line:-no ZR-MIGRATE-NOW})"
+        case $name in ufs-*)
+            qmp "$d/source/qmp.sock" '{"execute": "stop"}' > /dev/null 2>&1 || true ;;
+        esac
     else
         st=$(status "$d/source/qmp.sock")
         tap "$([ "$st" = io-error ] && echo 1)" "$name: the source stopped on the write error (status ${st:-none})"
@@ -127,6 +148,10 @@ scenario() {
     else
         echo "# host: $name: $saved command(s) in flight travelled with the migration"
     fi
+    case $name in ufs-*)
+        saved=$(grep -c 'ufs_zoned_mig_save_req' "$d/source/qemu.stderr" || true)
+        tap "$([ "$saved" -gt 0 ] && echo 1)" "$name: the controller's commands in flight travelled with the migration ($saved: $(sed -n 's/.*dispatch state \([0-9]\) at LU \([0-9]\) LU done \([0-9]\) service done \([0-9]\).*/state \1 LU \2 done \3 service done \4/p' "$d/source/qemu.stderr" | sort | uniq -c | awk '{ printf "%s%s: %s", s, $1, substr($0, index($0, $2)); s = "; " }'))" ;;
+    esac
 
     # The destination: loads the file and runs the rest of the plan (the
     # enospc one is resumed by the host, as the source stood stopped).
@@ -134,7 +159,7 @@ scenario() {
         --timeout 300 ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
         "${devs[@]}" -incoming "file:$mig" > "$d/dest/run-guest.out" 2>&1 &
     runner=$!
-    if [ $name = enospc ]; then
+    if [ $name = enospc ] || [[ $name = ufs-* ]]; then
         for ((i = 0; i < 600; i++)); do
             st=
             [ -S "$d/dest/qmp.sock" ] && st=$(status "$d/dest/qmp.sock")
@@ -142,7 +167,11 @@ scenario() {
             kill -0 "$runner" 2>/dev/null || break
             sleep 0.1
         done
-        tap "$([ "$st" = io-error ] && echo 1)" "$name: the destination stands stopped on the error (status ${st:-none})"
+        if [ $name = enospc ]; then
+            tap "$([ "$st" = io-error ] && echo 1)" "$name: the destination stands stopped on the error (status ${st:-none})"
+        else
+            tap "$([ "$st" = paused ] && echo 1)" "$name: the destination stands stopped as the source was (status ${st:-none})"
+        fi
         qmp "$d/dest/qmp.sock" '{"execute": "cont"}' > /dev/null 2>&1 || true
     fi
     wait "$runner" || rc=1
@@ -159,13 +188,14 @@ scenario() {
 
 RUN_GUEST_ARGS=("$@")
 lu="drive=zbc0,zone-state=zs0,zone-size=4M,conv-zones=1,reorder=random"
-devs=(
+ufs_lat="lat-write-ns=20000000,max-parallel=1"
+drives=(
     -drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback"
     -drive "file=$state,if=none,id=zs0,format=raw,cache=writeback"
-    -device virtio-scsi-pci,id=vs0 -device "scsi-zbc,bus=vs0.0,$lu"
 )
 mkdir -p "$logdir"
-scenario ${ZR_ONLY:-running}
-[ -n "${ZR_ONLY:-}" ] || scenario enospc
+for name in ${ZR_ONLY:-running enospc ufs-mcq ufs-legacy}; do
+    scenario "$name"
+done
 rm -f "$img" "$state"
 exit $rc

@@ -419,21 +419,24 @@ void zr_scsi_stop(ZrScsi *s)
     g_free(s);
 }
 
-/* Wait for the MIGRATION event that says the migration on @qts is over. */
-static void zr_migration_wait(QTestState *qts)
+/*
+ * Wait for the MIGRATION event that ends the migration on @qts; true if it
+ * completed, false if it failed.
+ */
+static bool zr_migration_wait(QTestState *qts)
 {
     for (;;) {
         QDict *ev = qtest_qmp_eventwait_ref(qts, "MIGRATION");
         const char *status = qdict_get_str(qdict_get_qdict(ev, "data"),
                                            "status");
+        bool done = !strcmp(status, "completed");
+        bool failed = !strcmp(status, "failed");
 
-        g_assert_cmpstr(status, !=, "failed");
         g_assert_cmpstr(status, !=, "cancelled");
-        if (!strcmp(status, "completed")) {
-            qobject_unref(ev);
-            return;
-        }
         qobject_unref(ev);
+        if (done || failed) {
+            return done;
+        }
     }
 }
 
@@ -444,10 +447,30 @@ static void zr_migration_events(QTestState *qts)
                              "{ 'capability': 'events', 'state': true } ] } }");
 }
 
+void zr_migrate_save(QTestState *from, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+
+    zr_migration_events(from);
+    qtest_qmp_assert_success(from, "{ 'execute': 'migrate', 'arguments': "
+                             "{ 'uri': %s } }", uri);
+    g_assert_true(zr_migration_wait(from));
+}
+
+bool zr_migrate_load(QTestState *to, const char *path)
+{
+    g_autofree char *uri = g_strdup_printf("file:%s", path);
+
+    zr_migration_events(to);
+    qtest_qmp_assert_success(to, "{ 'execute': 'migrate-incoming', "
+                             "'arguments': { 'uri': %s, "
+                             "'exit-on-error': false } }", uri);
+    return zr_migration_wait(to);
+}
+
 QTestState *zr_migrate_via_file(QTestState *from, const char *args)
 {
     g_autofree char *path = NULL;
-    g_autofree char *uri = NULL;
     g_autofree char *dest = NULL;
     QTestState *to;
     int fd;
@@ -455,19 +478,10 @@ QTestState *zr_migrate_via_file(QTestState *from, const char *args)
     fd = g_file_open_tmp("zr-migration-XXXXXX", &path, NULL);
     g_assert_cmpint(fd, >=, 0);
     close(fd);
-    uri = g_strdup_printf("file:%s", path);
-
-    zr_migration_events(from);
-    qtest_qmp_assert_success(from, "{ 'execute': 'migrate', 'arguments': "
-                             "{ 'uri': %s } }", uri);
-    zr_migration_wait(from);
-
+    zr_migrate_save(from, path);
     dest = g_strdup_printf("%s -incoming defer", args);
     to = qtest_init_with_env(zr_binary_env, dest, true);
-    zr_migration_events(to);
-    qtest_qmp_assert_success(to, "{ 'execute': 'migrate-incoming', "
-                             "'arguments': { 'uri': %s } }", uri);
-    zr_migration_wait(to);
+    g_assert_true(zr_migrate_load(to, path));
     unlink(path);
     qtest_quit(from);
     return to;
@@ -505,4 +519,26 @@ uint64_t zr_qom_get_u64(QTestState *qts, const char *path, const char *prop)
     val = qdict_get_int(rsp, "return");
     qobject_unref(rsp);
     return val;
+}
+
+char *zr_make_qcow2(size_t size)
+{
+    const char *qemu_img = g_getenv("QTEST_QEMU_IMG");
+    g_autofree char *size_s = g_strdup_printf("%zu", size);
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    const char *argv[] = { qemu_img, "create", "-q", "-f", "qcow2", NULL,
+                           size_s, NULL };
+    int fd, status;
+
+    g_assert_nonnull(qemu_img);
+    fd = g_file_open_tmp("zr-XXXXXX.qcow2", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    argv[5] = path;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT,
+                               NULL, NULL, NULL, NULL, &status, &err));
+    g_assert_no_error(err);
+    g_assert_cmpint(status, ==, 0);
+    return g_steal_pointer(&path);
 }

@@ -121,6 +121,15 @@ uint8_t zr_scsi_lun_reset(ZrScsi *s);
  * with @args (and -incoming defer); @from is quit.  Returns the new one.
  */
 QTestState *zr_migrate_via_file(QTestState *from, const char *args);
+/* Save the VM of @from (stopping it) to the file @path. */
+void zr_migrate_save(QTestState *from, const char *path);
+/*
+ * Load @path into @to (started with -incoming defer), which stays up if
+ * the load fails; true if it completed.
+ */
+bool zr_migrate_load(QTestState *to, const char *path);
+/* A new qcow2 image of @size bytes (QTEST_QEMU_IMG); the caller unlinks it */
+char *zr_make_qcow2(size_t size);
 void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 /*
  * Guest memory was replaced (loadvm) while no command was in flight: take

@@ -2857,30 +2857,6 @@ static void test_migrate_zone_state(void)
     unlink(img);
 }
 
-static char *make_qcow2(size_t size)
-{
-    const char *qemu_img = g_getenv("QTEST_QEMU_IMG");
-    g_autofree char *size_s = g_strdup_printf("%zu", size);
-    g_autofree char *path = NULL;
-    g_autoptr(GError) err = NULL;
-    int fd, status;
-
-    fd = g_file_open_tmp("zr-zbc-XXXXXX.qcow2", &path, NULL);
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
-    {
-        const char *argv[] = { qemu_img, "create", "-q", "-f", "qcow2", path,
-                               size_s, NULL };
-
-        g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL,
-                                   G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
-                                   &status, &err));
-        g_assert_no_error(err);
-        g_assert_cmpint(status, ==, 0);
-    }
-    return g_steal_pointer(&path);
-}
-
 static void hmp_ok(ZrScsi *s, const char *cmd)
 {
     g_autofree char *out = qtest_hmp(zr_scsi_qts(s), "%s", cmd);
@@ -2908,8 +2884,8 @@ static void test_savevm_loadvm(void)
         g_test_skip("QTEST_QEMU_IMG is not set");
         return;
     }
-    img = make_qcow2(NBLOCKS * BS);
-    state = make_qcow2(1 << 20);
+    img = zr_make_qcow2(NBLOCKS * BS);
+    state = zr_make_qcow2(1 << 20);
     /*
      * Under LeakSanitizer, savevm's own leaks in QEMU need full stacks to
      * be suppressed (tests/qtest/zr-lsan.supp, scripts/check).

@@ -11,6 +11,7 @@
 #include "zr-ufs-helpers.h"
 
 const char *ufs_test_mode = "mcq";
+const char *ufs_binary_env;
 
 uint32_t rd(Ufs *u, uint32_t off)
 {
@@ -45,7 +46,7 @@ void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val)
 }
 
 /* The command line of a VM with the controller and @props */
-static char *ufs_args(const char *props)
+char *ufs_args(const char *props)
 {
     g_autofree char *fw = zr_firmware_args();
 
@@ -61,7 +62,7 @@ Ufs *ufs_boot(const char *props)
     Ufs *u = g_new0(Ufs, 1);
     uint64_t utrl;
 
-    u->qts = qtest_init(args);
+    u->qts = qtest_init_with_env(ufs_binary_env, args, true);
     pc_alloc_init(&u->alloc, u->qts, ALLOC_NO_FLAGS);
     u->pcibus = qpci_new_pc(u->qts, &u->alloc);
     u->dev = qpci_device_find(u->pcibus, QPCI_DEVFN(PCI_SLOT, 0));

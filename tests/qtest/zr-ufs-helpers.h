@@ -96,12 +96,15 @@ typedef struct UfsResp {
 
 /* The mode= every ufs_boot() passes: "mcq" unless a test file says so */
 extern const char *ufs_test_mode;
+/* The variable naming the QEMU binary ufs_boot() starts (NULL: the default) */
+extern const char *ufs_binary_env;
 
 uint32_t rd(Ufs *u, uint32_t off);
 void wr(Ufs *u, uint32_t off, uint32_t val);
 uint64_t ucd(Ufs *u, int slot);
 uint64_t data_buf(Ufs *u, int slot);
 void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val);
+char *ufs_args(const char *props);
 Ufs *ufs_boot(const char *props);
 void ufs_stop(Ufs *u);
 void ufs_migrate(Ufs *u, const char *props);

@@ -92,6 +92,34 @@ static void check_all_good(Ufs *u, uint32_t n)
 }
 
 /*
+ * Two queue pairs of four entries, SQ 1 re-created to complete into CQ 0
+ * (UFSHCI 4.0 5.5: SQATTR.CQID), reorder=none, and six one-block writes
+ * at the start of zone 1, three from each SQ, 4.5 ms into their 1 ms
+ * service times (@props has LAT_1MS): three CQEs unread in CQ 0, one
+ * done and waiting for CQ room, one in service, one pending.
+ */
+static Ufs *mcq_six_writes(const char *props)
+{
+    Ufs *u = ufs_start(props);
+    int i;
+
+    ufs_mcq_enable(u, 2, 4);
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), 0);
+    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 0 << 16 | (4 * 8 - 1));
+    u->q[1].sq_tail = 0;
+    qom_set_str(u, "reorder", "none");
+    u->done = 0;
+    for (i = 0; i < 6; i++) {
+        ufs_queue_write(u, i / 3, i, Z + i);
+    }
+    ufs_mcq_ring(u, 0);
+    ufs_mcq_ring(u, 1);
+    ufs_step(u, 4500 * 1000);
+    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, CQTP)), ==, 3 * 32);
+    return u;
+}
+
+/*
  * MCQ, one write in service at a time, 1 ms each, three from each of two
  * SQs into one CQ with room for three: at 4.5 ms three CQEs wait unread
  * in the CQ, the fourth write is done and waits for CQ room, the fifth
@@ -107,23 +135,8 @@ static void test_mcq_in_flight(void)
     uint64_t starts;
     UfsResp r;
     Ufs *u;
-    int i;
 
-    u = ufs_start(props);
-    ufs_mcq_enable(u, 2, 4);
-    /* SQ 1 re-created to complete into CQ 0 (UFSHCI 4.0 5.5: SQATTR.CQID) */
-    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), 0);
-    wr(u, ufs_mcq_cfg_reg(1, A_SQATTR), QEN | 0 << 16 | (4 * 8 - 1));
-    u->q[1].sq_tail = 0;
-    qom_set_str(u, "reorder", "none");
-    u->done = 0;
-    for (i = 0; i < 6; i++) {
-        ufs_queue_write(u, i / 3, i, Z + i);
-    }
-    ufs_mcq_ring(u, 0);
-    ufs_mcq_ring(u, 1);
-    ufs_step(u, 4500 * 1000);
-    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, CQTP)), ==, 3 * 32);
+    u = mcq_six_writes(props);
     starts = qom_u64(u, "starts");
 
     ufs_migrate(u, props);
@@ -292,6 +305,146 @@ static void test_hibernate(void)
     ufs_stop(u);
 }
 
+static void hmp_ok(Ufs *u, const char *cmd)
+{
+    g_autofree char *out = qtest_hmp(u->qts, "%s", cmd);
+
+    g_assert_cmpstr(out, ==, "");
+}
+
+/*
+ * savevm with commands in flight (one done, one in service, one pending),
+ * then the VM goes on (they complete, another write lands), then loadvm:
+ * the snapshot's commands complete again from where they stood, GOOD, in
+ * order, and the later write is gone with the rest of what came after.
+ */
+static void test_savevm_loadvm(void)
+{
+    g_autofree char *img = NULL;
+    g_autofree char *props = NULL;
+    g_autofree uint8_t *buf = g_malloc(BLK);
+    UfsTestQueue saved_q[UFS_TEST_MAX_QUEUES];
+    uint8_t cdb[16];
+    UfsResp r;
+    Ufs *u;
+    int i;
+
+    if (!g_getenv("QTEST_QEMU_IMG")) {
+        g_test_skip("QTEST_QEMU_IMG is not set");
+        return;
+    }
+    img = zr_make_qcow2(16 * MiB);
+    props = g_strdup_printf("mcq-queues=2," LAT_1MS " -drive if=none,id=d0,"
+                            "format=qcow2,file=%s -device scsi-zbc,"
+                            "bus=ufs0.0,lun=0,drive=d0", img);
+    /* savevm's own leaks under LeakSanitizer: tests/qtest/zr-lsan.supp */
+    ufs_binary_env = "QTEST_QEMU_BINARY_SNAPSHOT";
+    u = ufs_start(props);
+    ufs_mcq_enable(u, 2, 8);
+    u->done = 0;
+    write1(u, 0, Z, 0, &r);
+    assert_good(&r);
+    for (i = 1; i < 4; i++) {
+        ufs_queue_write(u, 0, i, Z + i);
+    }
+    ufs_mcq_ring(u, 0);
+    ufs_step(u, 1500 * 1000);
+    hmp_ok(u, "savevm zr-snap");
+    memcpy(saved_q, u->q, sizeof(saved_q));
+
+    wait_done(u, 0xe);
+    write1(u, 4, Z + 4, 4, &r);
+    assert_good(&r);
+    hmp_ok(u, "loadvm zr-snap");
+    /* the driver's view of the queues goes back with the guest's memory */
+    memcpy(u->q, saved_q, sizeof(saved_q));
+    u->done = 0;
+    wait_done(u, 0xe);
+    check_all_good(u, 4);
+    check_data(u, 8, 4);
+    zr_cdb_rw16(cdb, READ_16, Z + 4, 1);
+    scsi(u, 9, 0, cdb, UFS_UTP_DEVICE_TO_HOST, buf, BLK, &r);
+    assert_good(&r);
+    g_assert_cmphex(buf[0], ==, 0);
+    write1(u, 10, Z + 4, 0x44, &r);
+    assert_good(&r);
+    ufs_stop(u);
+    ufs_binary_env = NULL;
+    unlink(img);
+}
+
+/*
+ * The controller's part of a migration stream is input we do not trust:
+ * the stream of a VM with commands at every stage, with one to four bits
+ * of the ufs-zoned section flipped (seeded), either loads or is refused
+ * with a message; the destination never crashes, and one that loads runs
+ * on (cont, 20 ms of guest time) without crashing.
+ */
+static void test_corrupt_stream(void)
+{
+    const char *props = "mcq-queues=2," LAT_1MS;
+    g_autofree char *path = NULL;
+    g_autofree char *bad = NULL;
+    g_autofree char *base = ufs_args(props);
+    g_autofree char *args = g_strdup_printf("%s -incoming defer", base);
+    g_autofree gchar *orig = NULL;
+    /* a longer campaign: ZR_STREAM_RUNS=N ZR_STREAM_SEED=S */
+    const char *runs_env = g_getenv("ZR_STREAM_RUNS");
+    const char *seed_env = g_getenv("ZR_STREAM_SEED");
+    unsigned runs = runs_env ? atoi(runs_env) : 40;
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(seed_env ? atoi(seed_env) :
+                                                11);
+    unsigned loaded = 0, refused = 0, i, j;
+    const gchar *sec;
+    gsize len, start, end;
+    Ufs *u;
+    int fd;
+
+    fd = g_file_open_tmp("zr-ufs-stream-XXXXXX", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    fd = g_file_open_tmp("zr-ufs-bad-XXXXXX", &bad, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    u = mcq_six_writes(props);
+    zr_migrate_save(u->qts, path);
+    ufs_stop(u);
+    g_assert_true(g_file_get_contents(path, &orig, &len, NULL));
+    sec = memmem(orig, len, "/ufs-zoned", strlen("/ufs-zoned"));
+    g_assert_nonnull(sec);
+    /* after the idstr, the instance and version ids */
+    start = sec - orig + strlen("/ufs-zoned") + 8;
+    end = MIN(len, start + 8192);
+
+    for (i = 0; i < runs; i++) {
+        g_autofree gchar *copy = g_memdup2(orig, len);
+        unsigned flips = g_rand_int_range(rnd, 1, 5);
+        QTestState *to;
+
+        for (j = 0; j < flips; j++) {
+            copy[g_rand_int_range(rnd, start, end)] ^=
+                1u << g_rand_int_range(rnd, 0, 8);
+        }
+        g_assert_true(g_file_set_contents(bad, copy, len, NULL));
+        to = qtest_init(args);
+        if (zr_migrate_load(to, bad)) {
+            loaded++;
+            qtest_qmp_assert_success(to, "{ 'execute': 'cont' }");
+            for (j = 0; j < 200; j++) {
+                qtest_clock_step(to, STEP_NS);
+            }
+        } else {
+            refused++;
+        }
+        qtest_quit(to);
+    }
+    g_test_message("corrupted streams: %u loaded, %u refused", loaded,
+                   refused);
+    g_assert_cmpuint(refused, >, 0);
+    unlink(path);
+    unlink(bad);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -301,5 +454,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ufs-zoned/migrate/stopped-write", test_stopped_write);
     qtest_add_func("/ufs-zoned/migrate/stopped-read", test_stopped_read);
     qtest_add_func("/ufs-zoned/migrate/hibernate", test_hibernate);
+    qtest_add_func("/ufs-zoned/migrate/savevm-loadvm", test_savevm_loadvm);
+    qtest_add_func("/ufs-zoned/migrate/corrupt-stream", test_corrupt_stream);
     return g_test_run();
 }

@@ -116,6 +116,27 @@ static int zr_dispatch_vm_post_load(void *opaque, int version_id)
     return 0;
 }
 
+/*
+ * The policy, set at run time with qom-set: the destination follows.  A
+ * subsection, so that a stream without it (an older build's) loads and
+ * keeps the destination's configured policy.
+ */
+static bool zr_dispatch_policy_needed(void *opaque)
+{
+    return true;
+}
+
+static const VMStateDescription vmstate_zr_dispatch_policy = {
+    .name = "zr-dispatch/policy",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = zr_dispatch_policy_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(cfg.policy, ZrDispatch),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_zr_dispatch = {
     .name = "zr-dispatch",
     .version_id = 1,
@@ -124,8 +145,6 @@ const VMStateDescription vmstate_zr_dispatch = {
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32_EQUAL(cfg.nr_queues, ZrDispatch,
                              "the number of queues differs"),
-        /* set at run time with qom-set: the destination follows */
-        VMSTATE_UINT32(cfg.policy, ZrDispatch),
         VMSTATE_UINT64(next_seq, ZrDispatch),
         VMSTATE_UINT64(prng.state, ZrDispatch),
         VMSTATE_UINT32(rr_queue, ZrDispatch),
@@ -137,6 +156,10 @@ const VMStateDescription vmstate_zr_dispatch = {
         VMSTATE_STRUCT(stats, ZrDispatch, 1, vmstate_zr_dispatch_stats,
                        ZrDispatchStats),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_zr_dispatch_policy,
+        NULL
     },
 };
 

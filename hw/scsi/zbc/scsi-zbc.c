@@ -311,6 +311,15 @@ static int32_t zbc_send_command(SCSIRequest *req, uint8_t *cdb)
         zbc_check_condition(r, SENSE_CODE(TARGET_FAILURE), "iothread");
         return 0;
     }
+    /*
+     * The VM runs on a migration's destination and the HBA has a new
+     * command before zbc_resume_bh() ran: the commands the migration
+     * brought, which arrived first, run again first, so that a write
+     * never overtakes an earlier one of its zone here.
+     */
+    if (s->mig_restart && runstate_is_running()) {
+        zbc_mig_restart_all(s);
+    }
     cmd = zbc_cmd_find(cdb[0], cdb[1] & 0x1f, &known);
     if (!cmd || cmd->by_bus) {
         trace_zbc_cmd(req->tag, cdb[0], "unsupported");

@@ -193,10 +193,13 @@ void zbc_mig_restart(ZbcReq *r)
     }
 }
 
-bool scsi_zbc_req_restarts(SCSIRequest *req)
+ScsiZbcResume scsi_zbc_req_resume(SCSIRequest *req)
 {
-    return zbc_req_own(req) &&
-           DO_UPCAST(ZbcReq, req, req)->mig == ZBC_MIG_RESTART;
+    if (!zbc_req_own(req)) {
+        return SCSI_ZBC_RESUME_OTHER;
+    }
+    return DO_UPCAST(ZbcReq, req, req)->mig == ZBC_MIG_RESTART ?
+           SCSI_ZBC_RESUME_RESTART : SCSI_ZBC_RESUME_CONTINUE;
 }
 
 /* The VM runs: the loaded commands to run again, in arrival order. */

@@ -29,6 +29,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qapi/error.h"
 #include "qemu/log.h"
 #include "qemu/bswap.h"
 #include "hw/pci/pci.h"
@@ -904,6 +905,68 @@ void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val)
         ufs_zoned_ahit_busy(s);
     }
     ufs_zoned_mcq_fetch(s);
+}
+
+/* Whether enabled queue @q (an SQ if @is_sq) has a state it could have. */
+static bool ufs_zoned_mcq_queue_loaded_ok(UfsZonedState *s, uint32_t q,
+                                          bool is_sq)
+{
+    UfsMcqReg *cfg = &s->mcq_cfg[q];
+    uint32_t attr = is_sq ? cfg->sqattr : cfg->cqattr;
+    uint32_t size = FIELD_EX32(attr, SQATTR, SIZE);
+    uint32_t n = ufs_zoned_mcq_entries(attr);
+    hwaddr base = is_sq ? ufs_zoned_mcq_base(cfg->sqlba, cfg->squba) :
+                          ufs_zoned_mcq_base(cfg->cqlba, cfg->cquba);
+    uint32_t head = is_sq ? s->sq[q].head : s->cq[q].head;
+    uint32_t tail = is_sq ? s->sq[q].tail : s->cq[q].tail;
+
+    return q < s->mcq_queues && !((size + 1) % UFSZ_MCQ_ENTRY_DWORDS) &&
+           n >= 2 && !(base % UFSZ_MCQ_ENTRY_SIZE) && head < n && tail < n &&
+           (!is_sq || ufs_zoned_sq_cqid(s, q) < s->mcq_queues);
+}
+
+/*
+ * Migration: whether the loaded queue configuration and run state are
+ * ones the guest could have set up (what ufs_zoned_queue_cfg_ok() and the
+ * doorbell checks let through), so that a stream we do not trust cannot
+ * name a CQ that is not there, a queue of no entries or a head beyond
+ * its queue.
+ */
+bool ufs_zoned_mcq_post_load(UfsZonedState *s, Error **errp)
+{
+    uint32_t q, i;
+
+    for (q = 0; q < UFSZ_MCQ_MAX_QUEUES; q++) {
+        bool there = s->mcq && q < s->mcq_queues;
+
+        if ((ufs_zoned_sq_enabled(s, q) &&
+             (!there || !ufs_zoned_mcq_queue_loaded_ok(s, q, true))) ||
+            (ufs_zoned_cq_enabled(s, q) &&
+             (!there || !ufs_zoned_mcq_queue_loaded_ok(s, q, false)))) {
+            error_setg(errp, "saved configuration of queue %u", q);
+            return false;
+        }
+        if (!there && (s->sq[q].head || s->sq[q].tail || s->cq[q].head ||
+                       s->cq[q].tail)) {
+            error_setg(errp, "saved state of queue %u, which is not there",
+                       q);
+            return false;
+        }
+    }
+    if (s->nr_sq_marks > UFSZ_MCQ_MARKS) {
+        error_setg(errp, "%u saved SQ doorbells", s->nr_sq_marks);
+        return false;
+    }
+    for (i = 0; i < s->nr_sq_marks; i++) {
+        UfsZonedSqMark *m = &s->sq_marks[i];
+
+        if (m->q >= UFSZ_MCQ_MAX_QUEUES || !ufs_zoned_sq_enabled(s, m->q) ||
+            m->tail >= ufs_zoned_mcq_entries(s->mcq_cfg[m->q].sqattr)) {
+            error_setg(errp, "saved doorbell of SQ %u", m->q);
+            return false;
+        }
+    }
+    return true;
 }
 
 /* Power-on state: every queue disabled, the offsets at their defaults. */

@@ -21,9 +21,11 @@
  *    request (QEMU's SCSI bus does, with our part, which only names the
  *    request context: ufs_zoned_save_request()).  If the LU runs it again
  *    from its start on the destination (scsi-zbc does for anything that
- *    left no trace on the medium), its data moves again from the first
- *    byte; otherwise (a write already on the medium or stopped on a host
- *    error, or another LU type) it goes on where it was;
+ *    left no trace on the medium: scsi_zbc_req_resume()), its data moves
+ *    again from the first byte; otherwise (a write already on the medium
+ *    or stopped on a host error, or another LU type) it goes on where it
+ *    was -- except a transfer another LU type was waiting for, which the
+ *    host retries (its buffer may not have travelled);
  *  - done at its LU, waiting for its service time or for the work BH to
  *    respond, or done and waiting for room in its CQ: saved with its
  *    status, sense and residual, and answered on the destination.
@@ -40,7 +42,7 @@
  * SCSI request an LU brings that matches no request context (QEMU's bus
  * cannot fail a load from there) is cancelled when the VM runs, and a
  * request context whose SCSI request did not come back completes with
- * ABORTED COMMAND, which the host retries.
+ * ABORTED COMMAND, which the host retries (ufs_zoned_mig_lost()).
  */
 
 #include "qemu/osdep.h"
@@ -236,19 +238,22 @@ void *ufs_zoned_load_request(QEMUFile *f, SCSIRequest *sreq)
     uint8_t version = qemu_get_byte(f);
     UfsZonedReq *req = sreq->tag < UFSZ_NR_REQS ? &s->req[sreq->tag] : NULL;
 
+    /* The bus parsed the CDB again: its bytes past cmd.len are zero. */
     if (version != UFSZ_MIG_REQ_VERSION || !req || !req->busy ||
         !req->mig_live || req->sreq ||
         req->upiu.header.lun != sreq->lun ||
-        memcmp(req->upiu.sc.cdb, sreq->cmd.buf,
-               MIN(sizeof(req->upiu.sc.cdb), sizeof(sreq->cmd.buf)))) {
+        sreq->cmd.len > sizeof(req->upiu.sc.cdb) ||
+        memcmp(req->upiu.sc.cdb, sreq->cmd.buf, sreq->cmd.len)) {
         error_report("ufs-zoned: a saved request of LU %u (tag %u) matches "
                      "no command of the controller; it will be cancelled",
                      sreq->lun, sreq->tag);
         s->mig_stray = true;
         return NULL;
     }
-    /* Not the bus's restart: the LU or our work BH carries it on. */
-    sreq->retry = false;
+    /*
+     * Its retry flag is the LU's business: scsi-zbc clears it and runs
+     * its requests itself, scsi-disk lets the bus restart them.
+     */
     req->sreq = sreq;
     scsi_req_ref(sreq);
     trace_ufs_zoned_mig_load_sreq(req->slot, sreq->lun);
@@ -270,7 +275,13 @@ static int ufs_zoned_pre_save(void *opaque)
     for (i = 0; i < UFSZ_NR_REQS; i++) {
         UfsZonedReq *req = &s->req[i];
 
-        req->mig_live = req->busy && req->sreq && !req->scsi_done;
+        /*
+         * Loaded and not run since: what the last load brought is still
+         * to be settled on the next destination (ufs_zoned_mig_resume()).
+         */
+        if (!s->mig_loaded) {
+            req->mig_live = req->busy && req->sreq && !req->scsi_done;
+        }
         req->mig_cq_pos = 0;
         if (req->busy && req->stopping) {
             error_report("ufs-zoned: cannot migrate while a command is torn "
@@ -348,6 +359,11 @@ static bool ufs_zoned_mig_req_ok(UfsZonedState *s, UfsZonedReq *req,
     }
     if (req->sense_len > sizeof(req->sense) ||
         (req->cq_waiting && !req->responded) ||
+        (req->responded && (!legacy && !req->cq_waiting)) ||
+        (req->responded && (req->zr.state != ZR_CMD_IDLE || req->mig_live ||
+                            req->xfer_pending || req->finish_pending)) ||
+        (req->aborted && (req->zr.state != ZR_CMD_IDLE || req->mig_live ||
+                          req->responded)) ||
         (req->mig_live && (req->scsi_done || req->stalled)) ||
         (req->xfer_pending && !req->mig_live) ||
         (req->zr.state != ZR_CMD_IDLE && req->svc_done) ||
@@ -364,20 +380,15 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
 {
     UfsZonedState *s = opaque;
     UfsZonedReq *started[UFSZ_NR_REQS], *waiting[UFSZ_NR_REQS];
-    uint32_t i, q, nr_started = 0, nr_waiting = 0, nr_mcq = 0;
-    uint32_t nq = s->mcq ? s->mcq_queues : 0;
+    uint32_t i, rung, nr_started = 0, nr_waiting = 0, nr_mcq = 0;
     Error *err = NULL;
 
-    if (s->nr_rings > UFSZ_NUTRS || s->nr_sq_marks > UFSZ_MCQ_MARKS ||
-        s->start_log_n > UFSZ_START_LOG) {
+    if (s->nr_rings > UFSZ_NUTRS || s->start_log_n > UFSZ_START_LOG) {
         error_setg(&err, "saved queue lengths out of range");
         goto fail;
     }
-    for (i = 0; i < s->nr_sq_marks; i++) {
-        if (s->sq_marks[i].q >= nq) {
-            error_setg(&err, "saved doorbell of SQ %u", s->sq_marks[i].q);
-            goto fail;
-        }
+    if (!ufs_zoned_mcq_post_load(s, &err)) {
+        goto fail;
     }
     for (i = 0; i < UFSZ_NR_REQS; i++) {
         UfsZonedReq *req = &s->req[i];
@@ -425,13 +436,19 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
         QTAILQ_INSERT_TAIL(&s->cq[waiting[i]->cq].waiting, waiting[i],
                            cq_wait);
     }
-    for (q = nq; q < UFSZ_MCQ_MAX_QUEUES; q++) {
-        if (s->sq[q].head || s->sq[q].tail || s->cq[q].head ||
-            s->cq[q].tail) {
-            error_setg(&err, "saved state of queue %u, which is not there",
-                       q);
-            goto fail;
+    /* A rung slot is fetched (a busy context) or still in a ring. */
+    for (i = 0, rung = 0; i < s->nr_rings; i++) {
+        rung |= s->rings[i];
+    }
+    for (i = 0; i < UFSZ_NUTRS; i++) {
+        if (s->req[i].busy) {
+            rung |= 1u << i;
         }
+    }
+    if (s->utrldbr & ~rung) {
+        error_setg(&err, "saved doorbell 0x%08x has slots 0x%08x that are "
+                   "neither fetched nor rung", s->utrldbr, s->utrldbr & ~rung);
+        goto fail;
     }
     s->policy = s->dispatch.cfg.policy;
     s->mig_loaded = true;
@@ -489,6 +506,33 @@ static void ufs_zoned_mig_cancel_strays(UfsZonedState *s)
 }
 
 /*
+ * A command that cannot go on after a load: stop what its LU has of it
+ * and complete it with ABORTED COMMAND, I/O PROCESS TERMINATED (SAM-5
+ * 5.3.1: the host may retry it; nothing of it reached the medium, or its
+ * LU would still hold it).
+ */
+static void ufs_zoned_mig_lost(UfsZonedState *s, UfsZonedReq *req)
+{
+    if (req->sreq) {
+        SCSIRequest *sreq = req->sreq;
+
+        req->sreq = NULL;
+        ufs_zoned_teardown_begin(s);
+        scsi_req_cancel(sreq);
+        ufs_zoned_teardown_end(s);
+        scsi_req_unref(sreq);
+    }
+    req->status = CHECK_CONDITION;
+    req->sense_len = scsi_build_sense_buf(req->sense, sizeof(req->sense),
+                                          SENSE_CODE(IO_ERROR), true);
+    req->xfer_pending = false;
+    req->scsi_done = true;
+    req->pending_seq = ++s->pending_seq;
+    req->finish_pending = true;
+    trace_ufs_zoned_mig_lost(req->slot);
+}
+
+/*
  * The destination runs for the first time since the load: settle what the
  * LUs brought back, then let the work BH and the service model go on.
  */
@@ -509,15 +553,11 @@ static void ufs_zoned_mig_resume(UfsZonedState *s)
             error_report("ufs-zoned: command in context %u did not come "
                          "back with its LU; completing it with ABORTED "
                          "COMMAND", i);
-            req->status = CHECK_CONDITION;
-            req->sense_len = scsi_build_sense_buf(req->sense,
-                                                  sizeof(req->sense),
-                                                  SENSE_CODE(IO_ERROR), true);
-            req->xfer_pending = false;
-            req->scsi_done = true;
-            req->pending_seq = ++s->pending_seq;
-            req->finish_pending = true;
-        } else if (scsi_zbc_req_restarts(req->sreq)) {
+            ufs_zoned_mig_lost(s, req);
+            continue;
+        }
+        switch (scsi_zbc_req_resume(req->sreq)) {
+        case SCSI_ZBC_RESUME_RESTART:
             /* The LU runs it from the start: so does its data. */
             req->xfer_pending = false;
             req->xfer_off = 0;
@@ -525,6 +565,21 @@ static void ufs_zoned_mig_resume(UfsZonedState *s)
             req->overflow_bytes = 0;
             req->short_data_out = false;
             req->dma_error = false;
+            break;
+        case SCSI_ZBC_RESUME_CONTINUE:
+            /* Its data is all on the LU's side: nothing to move. */
+            req->xfer_pending = false;
+            break;
+        case SCSI_ZBC_RESUME_OTHER:
+            /*
+             * Another LU type goes on where it stood; but a transfer it
+             * asked for can only be made if it brought its buffer back,
+             * which the SCSI bus cannot tell: the host retries instead.
+             */
+            if (req->xfer_pending) {
+                ufs_zoned_mig_lost(s, req);
+            }
+            break;
         }
         trace_ufs_zoned_mig_resume_req(i, !!req->sreq, req->xfer_off);
     }

@@ -309,6 +309,7 @@ void ufs_zoned_mcq_stop_all(UfsZonedState *s);
 void ufs_zoned_mcq_work(UfsZonedState *s);
 void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val);
 void ufs_zoned_mcq_reset(UfsZonedState *s);
+bool ufs_zoned_mcq_post_load(UfsZonedState *s, Error **errp);
 
 /* migrate.c */
 extern const VMStateDescription vmstate_ufs_zoned;

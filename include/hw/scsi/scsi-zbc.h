@@ -89,11 +89,16 @@ struct ZbcState {
 };
 
 /*
- * For an HBA that migrates its requests: whether @req, a request of an LU
- * loaded on the migration destination, runs again from its start when the
- * VM runs (its data moves again from the first byte) rather than going on
- * where it stood on the source.  False for requests of other devices.
+ * For an HBA that migrates its requests: what @req, a request of an LU
+ * loaded on the migration destination, does when the VM runs.
  */
-bool scsi_zbc_req_restarts(SCSIRequest *req);
+typedef enum ScsiZbcResume {
+    SCSI_ZBC_RESUME_OTHER,      /* not a request of a scsi-zbc LU */
+    SCSI_ZBC_RESUME_RESTART,    /* runs again from its start: its data
+                                   moves again from the first byte */
+    SCSI_ZBC_RESUME_CONTINUE,   /* goes on: all its data has moved */
+} ScsiZbcResume;
+
+ScsiZbcResume scsi_zbc_req_resume(SCSIRequest *req);
 
 #endif
