@@ -184,7 +184,8 @@ zr_nullb_make() {
 # sdb or sg3; fails if there is none (yet).
 zr_lu_node() {
     local d
-    for d in /sys/bus/pci/devices/"$1"/host*/target*/*:*:*:"$2"/"$3"/*; do
+    for d in /sys/bus/pci/devices/"$1"/host*/target*/*:*:*:"$2"/"$3"/* \
+             /sys/bus/pci/devices/"$1"/virtio*/host*/target*/*:*:*:"$2"/"$3"/*; do
         [ -e "$d" ] && { basename "$d"; return 0; }
     done
     return 1
