@@ -4,6 +4,8 @@
 #
 #   make            build qemu-system-x86_64 and qemu-img (QEMU 10.0 + our tree)
 #   make run        boot a guest on the default devices and print the benchmark table
+#   make bench-latency  QD1 latency of every device against its configured
+#                   service time, icount and wall clock (docs/devel/latency.md)
 #   make check      unit tests, qtests and guest tests; ends with "N passed, N failed"
 #   make check-full the above plus the long suites (the whole fio t/zbd suite,
 #                   the stock kernel, the pipelining tests on a lockdep kernel)
@@ -33,13 +35,13 @@ QEMU_TARGETS := qemu-system-x86_64 qemu-img
 
 .DEFAULT_GOAL := all
 .PHONY: all deps config qemu qemu-overlay unit-build qtest-build \
-        check check-full run bench clean distclean help \
+        check check-full run bench bench-latency clean distclean help \
         fuzz-config fuzz-build fuzz check-asan
 
 all: qemu
 
 help:
-	@sed -n '3,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- dependencies -----------------------------------------------------------
 # Installs missing Debian packages when run as root, else prints the apt
@@ -147,6 +149,12 @@ run: qemu guest-images
 	$(CHECK_ENV) scripts/bench
 
 bench: run
+
+# Does the guest see the configured service time?  QD1 latency of every
+# device and its upstream counterpart, icount and wall clock (issue 14,
+# docs/devel/latency.md).
+bench-latency: qemu guest-images
+	$(CHECK_ENV) scripts/bench-latency
 
 # --- cleaning ----------------------------------------------------------------
 # clean keeps the download cache and the configured QEMU tree; distclean
