@@ -191,6 +191,22 @@ zr_lu_node() {
     return 1
 }
 
+# zr_slot_disks LUN SLOT...: the block device of LU LUN behind each PCI
+# slot (hex, function 0), in order, into the array zr_disks; waits for
+# each to appear and bails out if one does not.
+zr_slot_disks() {
+    local lun=$1 s d
+    shift
+    zr_disks=()
+    for s in "$@"; do
+        zr_wait_for "LU $lun behind slot $s" 120 zr_lu_node "0000:00:$s.0" "$lun" block ||
+            zr_bail "no disk behind PCI slot $s"
+        d=$(zr_lu_node "0000:00:$s.0" "$lun" block)
+        zr_wait_for "/dev/$d" 10 test -b "/dev/$d" || zr_bail "no /dev/$d"
+        zr_disks+=("$d")
+    done
+}
+
 # zr_zone_report DEV: "start len cap wptr cond type" per zone, in 512-byte
 # sectors (decimal), from blkzone report.
 zr_zone_report() {

@@ -32,14 +32,9 @@ rounds=${ZR_ROUNDS:-2}
 size=${ZR_SIZE:-$((256 << 20))}
 n=${#slots[@]}
 
-lu_dev() { zr_lu_node "0000:00:$1.0" "$lun" block; }
-
-declare -a dev
+zr_slot_disks "$lun" "${slots[@]}"
+dev=("${zr_disks[@]}")
 for ((i = 0; i < n; i++)); do
-    zr_wait_for "LU $lun behind slot ${slots[i]}" 120 lu_dev "${slots[i]}" ||
-        zr_bail "no disk behind PCI slot ${slots[i]}"
-    dev[i]=$(lu_dev "${slots[i]}")
-    zr_wait_for "/dev/${dev[i]}" 10 test -b "/dev/${dev[i]}" || zr_bail "no /dev/${dev[i]}"
     zr_pass "${labels[i]}: /dev/${dev[i]} ($(zr_sysfs /sys/block/${dev[i]}/queue/nr_requests) requests, $(ls /sys/block/${dev[i]}/mq | wc -l) hardware queues)"
 done
 

@@ -39,8 +39,6 @@ offset=${ZR_OFFSET:-0}
 size=${ZR_SIZE:-$((4 << 20))}
 n=${#slots[@]}
 
-lu_dev() { zr_lu_node "0000:00:$1.0" "$lun" block; }
-
 # irq_count PATTERN: the sum over CPUs of the /proc/interrupts lines
 # matching PATTERN
 irq_count() {
@@ -57,12 +55,9 @@ dev_irq() {
     echo "(^ *$irq:)|(0000:00:$1\\.0)"
 }
 
-declare -a dev
+zr_slot_disks "$lun" "${slots[@]}"
+dev=("${zr_disks[@]}")
 for ((i = 0; i < n; i++)); do
-    zr_wait_for "LU $lun behind slot ${slots[i]}" 120 lu_dev "${slots[i]}" ||
-        zr_bail "no disk behind PCI slot ${slots[i]}"
-    dev[i]=$(lu_dev "${slots[i]}")
-    zr_wait_for "/dev/${dev[i]}" 10 test -b "/dev/${dev[i]}" || zr_bail "no /dev/${dev[i]}"
     zr_pass "${labels[i]}: /dev/${dev[i]} (IRQ $(cat /sys/bus/pci/devices/0000:00:${slots[i]}.0/irq), $(ls /sys/block/${dev[i]}/mq | wc -l) hardware queues)"
 done
 
