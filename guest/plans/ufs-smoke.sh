@@ -77,6 +77,12 @@ for ((i = 0; i < n; i++)); do
         zr_is "controller $i: legacy doorbell (no MCQ)" "$mcq" 0
         zr_is "controller $i: one hardware queue" "$hwq" 1
     fi
+    # the series' ufshcd-pci patch takes the MSI-X vector; 6.12 takes INTx
+    msix=$(grep -c "PCI-MSIX-$b" /proc/interrupts || true)
+    case $(uname -r) in
+        *-zr-patched) zr_is "controller $i: ufshcd interrupt on MSI-X" "$msix" 1 ;;
+        *) zr_is "controller $i: ufshcd interrupt on INTx (stock ufshcd-pci)" "$msix" 0 ;;
+    esac
     q=/sys/block/${disk[i]}/queue
     zr_is "controller $i: /dev/${disk[i]} is host-managed" "$(zr_sysfs $q/zoned)" host-managed
     zr_is "controller $i: $nzones zones of $zs sectors" \

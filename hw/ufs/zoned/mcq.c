@@ -116,16 +116,17 @@ static void ufs_zoned_mcq_guest_error(uint32_t q, const char *why)
     trace_ufs_zoned_err_mcq(q, why);
 }
 
-bool ufs_zoned_mcq_cqes(UfsZonedState *s)
+/* The CQs whose enabled CQIS event is set, one bit a CQ. */
+uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s)
 {
-    uint32_t q;
+    uint32_t q, events = 0;
 
     for (q = 0; q < s->mcq_queues; q++) {
         if (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK) {
-            return true;
+            events |= 1u << q;
         }
     }
-    return false;
+    return events;
 }
 
 /* --- fetching from the submission queues ------------------------------- */
@@ -376,7 +377,8 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
         ufs_zoned_raise(s, R_IS_SBFES_MASK);
     } else if (entries && ufs_zoned_cq_enabled(s, c)) {
         cq->tail = (cq->tail + 1) % entries;
-        cq->is |= R_CQIS_TEPS_MASK;
+        ufs_zoned_irq_completion(s, c, le32_to_cpu(req->utrd.header.dword_0) &
+                                       UFS_UTP_REQ_DESC_INT_CMD);
     }
     ufs_zoned_mcq_req_free(s, req);
     ufs_zoned_irq_update(s);
@@ -794,7 +796,7 @@ static void ufs_zoned_mcq_opr_write(UfsZonedState *s, uint32_t q,
         ufs_zoned_irq_update(s);
         break;
     case OPR_CQIACR:
-        s->cq[q].iacr = val;    /* aggregation: every CQE interrupts */
+        ufs_zoned_iacr_write(s, q, val);
         break;
     default:
         ufs_zoned_mcq_guest_error(q, "write to a read-only MCQ operation "
@@ -830,7 +832,7 @@ static uint32_t ufs_zoned_mcq_opr_read(UfsZonedState *s, uint32_t q,
     case OPR_CQIE:
         return s->cq[q].ie;
     case OPR_CQIACR:
-        return s->cq[q].iacr;
+        return ufs_zoned_iacr_read(s, q);
     }
     return 0;
 }

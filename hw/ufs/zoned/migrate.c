@@ -52,6 +52,7 @@
 #include "migration/qemu-file-types.h"
 #include "migration/vmstate.h"
 #include "hw/pci/pci_device.h"
+#include "hw/pci/msix.h"
 #include "scsi/constants.h"
 #include "system/runstate.h"
 #include "hw/scsi/scsi-zbc.h"
@@ -451,8 +452,15 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
         goto fail;
     }
     s->policy = s->dispatch.cfg.policy;
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        if (s->agg[i].deadline < 0) {
+            error_setg(&err, "interrupt aggregation %u: deadline %" PRId64,
+                       i, s->agg[i].deadline);
+            goto fail;
+        }
+    }
     s->mig_loaded = true;
-    ufs_zoned_irq_update(s);
+    ufs_zoned_irq_post_load(s);
     trace_ufs_zoned_mig_loaded(nr_started, zr_dispatch_nr_pending(&s->dispatch),
                                nr_waiting);
     return 0;
@@ -680,6 +688,54 @@ static const VMStateDescription vmstate_ufs_zoned_sq_mark = {
 
 #define UFSZ_REG(f)     VMSTATE_UINT32(reg.f, UfsZonedState)
 
+static const VMStateDescription vmstate_ufs_zoned_agg = {
+    .name = "ufs-zoned-agg",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT32(count, UfsZonedAgg),
+        VMSTATE_INT64(deadline, UfsZonedAgg),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+/* irq.c's state; a stream without it (an older build) had INTx only. */
+static bool ufs_zoned_irq_needed(void *opaque)
+{
+    return true;
+}
+
+static const VMStateDescription vmstate_ufs_zoned_irq = {
+    .name = "ufs-zoned/irq",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = ufs_zoned_irq_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(irq_msg_pending, UfsZonedState),
+        VMSTATE_UINT64(interrupts, UfsZonedState),
+        VMSTATE_STRUCT_ARRAY(agg, UfsZonedState, UFSZ_AGG_N, 1,
+                             vmstate_ufs_zoned_agg, UfsZonedAgg),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
+static bool ufs_zoned_msix_needed(void *opaque)
+{
+    return msix_present(PCI_DEVICE(opaque));
+}
+
+/* The MSI-X table and PBA (BAR 2); MSI lives in config space. */
+static const VMStateDescription vmstate_ufs_zoned_msix = {
+    .name = "ufs-zoned/msix",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = ufs_zoned_msix_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_MSIX(parent_obj, UfsZonedState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_ufs_zoned = {
     .name = "ufs-zoned",
     .version_id = 1,
@@ -760,5 +816,10 @@ const VMStateDescription vmstate_ufs_zoned = {
             .offset = offsetof(UfsZonedState, req),
         },
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_ufs_zoned_irq,
+        &vmstate_ufs_zoned_msix,
+        NULL
     },
 };

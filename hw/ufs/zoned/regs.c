@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * ufs-zoned: the UFSHCI register file in BAR0 and the interrupt line.
+ * ufs-zoned: the UFSHCI register file in BAR0 (interrupts: irq.c).
  *
  * UFSHCI 4.0 section 5: capabilities are read-only, IS is write-1-to-clear,
  * HCE enables/disables the controller, the UTP list doorbells and the UIC
@@ -24,20 +24,7 @@
 /* IS as the host reads it: CQES follows the CQs' interrupt status. */
 uint32_t ufs_zoned_is(UfsZonedState *s)
 {
-    return s->reg.is | (ufs_zoned_mcq_cqes(s) ? R_IS_CQES_MASK : 0);
-}
-
-void ufs_zoned_irq_update(UfsZonedState *s)
-{
-    bool level = (ufs_zoned_is(s) & s->reg.ie) != 0;
-
-    pci_set_irq(PCI_DEVICE(s), level);
-}
-
-void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits)
-{
-    s->reg.is |= is_bits;
-    ufs_zoned_irq_update(s);
+    return s->reg.is | (ufs_zoned_mcq_cq_events(s) ? R_IS_CQES_MASK : 0);
 }
 
 /* Power-on values (UFSHCI 4.0 5.2, 5.3). */
@@ -62,6 +49,7 @@ void ufs_zoned_regs_reset(UfsZonedState *s)
     s->reg.hcmid = 0x1af4;          /* Red Hat */
     s->utrldbr = 0;
     s->link_up = false;
+    ufs_zoned_irq_reset(s);
 }
 
 static void ufs_zoned_hce_write(UfsZonedState *s, uint32_t val)
@@ -97,6 +85,8 @@ static uint64_t ufs_zoned_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = s->utrldbr;
     } else if (addr == A_IS) {
         val = ufs_zoned_is(s);
+    } else if (addr == A_UTRIACR) {
+        val = ufs_zoned_iacr_read(s, UFSZ_AGG_LEGACY);
     } else if (ufs_zoned_mcq_read(s, addr, &val)) {
         /* mcq.c */
     } else if (addr + 4 <= sizeof(s->reg)) {
@@ -113,6 +103,7 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
     uint32_t val = data;
 
     trace_ufs_zoned_mmio_write(addr, val);
+    ufs_zoned_irq_mmio_begin(s);
     switch (addr) {
     case A_HCE:
         ufs_zoned_hce_write(s, val);
@@ -129,7 +120,7 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         ufs_zoned_ahit_write(s, val);
         break;
     case A_UTRIACR:
-        s->reg.utriacr = val & 0x81111fff;
+        ufs_zoned_iacr_write(s, UFSZ_AGG_LEGACY, val);
         break;
     case A_UTRLBA:
         s->reg.utrlba = val & R_UTRLBA_UTRLBA_MASK;
@@ -207,6 +198,7 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
         }
         break;
     }
+    ufs_zoned_irq_mmio_end(s);
 }
 
 const MemoryRegionOps ufs_zoned_mmio_ops = {

@@ -5,7 +5,8 @@
  *   ufs-zoned.c  QOM type, properties, realize, reset, BAR0, default LU
  *   work.c       the guarded work BH every DMA runs on; teardown holds
  *   ahit.c       auto-hibernate: the AHIT idle timer, H8 entry and exit
- *   regs.c       the register file (BAR0 reads/writes), interrupts
+ *   regs.c       the register file (BAR0 reads/writes)
+ *   irq.c        INTx, MSI and MSI-X; interrupt aggregation
  *   uic.c        UIC commands and the DME attributes Linux reads
  *   utp.c        UTRD/UPIU parsing, PRDT DMA, commands to the LUs,
  *                responses, the legacy doorbell and UTRLCLR
@@ -137,6 +138,19 @@ typedef struct UfsZonedSq {
 } UfsZonedSq;
 
 /* One MCQ completion queue (mcq.c) */
+/*
+ * Interrupt aggregation state (irq.c): one per CQ (CQIACR), and one for
+ * the legacy transfer request list (UTRIACR) at UFSZ_AGG_LEGACY.
+ */
+#define UFSZ_AGG_LEGACY         UFSZ_MCQ_MAX_QUEUES
+#define UFSZ_AGG_N              (UFSZ_MCQ_MAX_QUEUES + 1)
+#define UFSZ_MSIX_BAR           2       /* BAR0 is 64-bit: BARs 0 and 1 */
+
+typedef struct UfsZonedAgg {
+    uint32_t count;             /* completions counted since CTR */
+    int64_t deadline;           /* QEMU_CLOCK_VIRTUAL ns; 0 = no timer */
+} UfsZonedAgg;
+
 typedef struct UfsZonedCq {
     uint32_t head;              /* entries */
     uint32_t tail;
@@ -173,6 +187,18 @@ struct UfsZonedState {
     /* Registers (regs.c) */
     UfsReg reg;
     uint32_t utrldbr;
+
+    /* Interrupt (irq.c) */
+    bool msi_on;                /* property msi: offer the MSI capability */
+    bool msix_on;               /* property msix: offer MSI-X (BAR 2) */
+    bool intx_level;
+    bool irq_in_mmio;           /* in an MMIO handler: defer messages */
+    bool irq_msg_pending;       /* a message deferred to the work BH */
+    uint32_t irq_is_last;       /* IS & IE at the last look */
+    uint32_t irq_cq_last;       /* CQs with an enabled event then */
+    uint64_t interrupts;        /* messages sent, or INTx assertions */
+    UfsZonedAgg agg[UFSZ_AGG_N];
+    QEMUTimer *agg_timer;
 
     /*
      * Deferred work (work.c): the MMIO handlers, the timers and the SCSI
@@ -261,8 +287,20 @@ void ufs_zoned_teardown_end(UfsZonedState *s);
 /* regs.c */
 extern const MemoryRegionOps ufs_zoned_mmio_ops;
 uint32_t ufs_zoned_is(UfsZonedState *s);
+
+/* irq.c */
+bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp);
+void ufs_zoned_irq_cleanup(UfsZonedState *s);
+void ufs_zoned_irq_reset(UfsZonedState *s);
+void ufs_zoned_irq_post_load(UfsZonedState *s);
 void ufs_zoned_irq_update(UfsZonedState *s);
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits);
+void ufs_zoned_irq_mmio_begin(UfsZonedState *s);
+void ufs_zoned_irq_mmio_end(UfsZonedState *s);
+void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr);
+void ufs_zoned_iacr_write(UfsZonedState *s, uint32_t idx, uint32_t val);
+uint32_t ufs_zoned_iacr_read(UfsZonedState *s, uint32_t idx);
+void ufs_zoned_irq_work(UfsZonedState *s);
 void ufs_zoned_regs_reset(UfsZonedState *s);
 
 /* ahit.c */
@@ -298,7 +336,7 @@ void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
-bool ufs_zoned_mcq_cqes(UfsZonedState *s);
+uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);

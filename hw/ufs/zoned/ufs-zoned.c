@@ -113,7 +113,7 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     };
     ZrServiceConfig scfg;
 
-    if (!ufs_zoned_check_props(s, errp)) {
+    if (!ufs_zoned_check_props(s, errp) || !ufs_zoned_irq_init(s, errp)) {
         return;
     }
     /*
@@ -125,10 +125,9 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     dcfg.spec = s->mcq ? ZR_SPEC_PER_QUEUE_RR : ZR_SPEC_RING_ORDER;
     dcfg.nr_queues = s->mcq ? s->mcq_queues : 1;
     ufs_zoned_service_config(s, &scfg);
-    if (!zr_service_init(&s->svc, &scfg, errp)) {
-        return;
-    }
-    if (!zr_dispatch_init(&s->dispatch, &dcfg, errp)) {
+    if (!zr_service_init(&s->svc, &scfg, errp) ||
+        !zr_dispatch_init(&s->dispatch, &dcfg, errp)) {
+        ufs_zoned_irq_cleanup(s);
         return;
     }
     /* All DMA runs on BHs under the device's own re-entrancy guard. */
@@ -139,7 +138,6 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     ufs_zoned_ahit_init(s);
     ufs_zoned_migrate_init(s);
 
-    pci->config[PCI_INTERRUPT_PIN] = 1;
     pci_config_set_prog_interface(pci->config, 0x1);
     memory_region_init_io(&s->iomem, OBJECT(s), &ufs_zoned_mmio_ops, s,
                           "ufs-zoned", UFSZ_BAR0_SIZE);
@@ -177,6 +175,7 @@ static void ufs_zoned_exit(PCIDevice *pci)
     zr_service_timer_cleanup(&s->sched);
     ufs_zoned_work_cleanup(s);
     ufs_zoned_ahit_cleanup(s);
+    ufs_zoned_irq_cleanup(s);
     zr_dispatch_cleanup(&s->dispatch);
 }
 
@@ -240,6 +239,8 @@ static const struct {
       "MCQ SQ cleanups that completed a command with OCS ABORTED" },
     { "host-resets", offsetof(UfsZonedState, host_resets),
       "host controller resets (HCE 1 to 0)" },
+    { "interrupts", offsetof(UfsZonedState, interrupts),
+      "MSI/MSI-X messages sent, or INTx assertions" },
     { "vclock-holds", offsetof(UfsZonedState, vclock.holds),
       "icount only: times guest time waited for host work" },
     { "vclock-holds-expired", offsetof(UfsZonedState, vclock.expired),
@@ -336,6 +337,8 @@ static const Property ufs_zoned_props[] = {
                        UFSZ_DEFAULT_MAX_PARALLEL),
     DEFINE_PROP_BOOL("default-lu", UfsZonedState, default_lu, true),
     DEFINE_PROP_BOOL("auto-hibernate", UfsZonedState, auto_hibernate, false),
+    DEFINE_PROP_BOOL("msi", UfsZonedState, msi_on, true),
+    DEFINE_PROP_BOOL("msix", UfsZonedState, msix_on, true),
     DEFINE_PROP_UINT64("h8-exit-latency", UfsZonedState, h8_exit_latency_ns,
                        UFSZ_DEFAULT_H8_EXIT_NS),
     DEFINE_PROP_UINT32("x-stall-every", UfsZonedState, stall_every, 0),
@@ -382,6 +385,12 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
         "add a null-backed scsi-zbc LU 0 when no LU is attached");
     object_class_property_set_description(oc, "auto-hibernate",
         "CAP.AUTOH8: the link enters H8 after AHIT of idleness");
+    object_class_property_set_description(oc, "msi",
+        "offer an MSI capability (one vector); INTx until the host "
+        "enables it");
+    object_class_property_set_description(oc, "msix",
+        "offer MSI-X (one vector, table and PBA in BAR 2); the host "
+        "picks MSI-X, MSI or INTx");
     object_class_property_set_description(oc, "h8-exit-latency",
         "ns from a request for the link in H8 until it carries requests "
         "(at most 1 s)");

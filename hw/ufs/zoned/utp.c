@@ -121,7 +121,9 @@ static void ufs_zoned_legacy_done(UfsZonedState *s, UfsZonedReq *req)
     ufs_zoned_write_ocs(s, req);
     req->busy = false;
     s->utrldbr &= ~(1u << req->slot);
-    ufs_zoned_raise(s, R_IS_UTRCS_MASK);
+    ufs_zoned_irq_completion(s, UFSZ_AGG_LEGACY,
+                             le32_to_cpu(req->utrd.header.dword_0) &
+                             UFS_UTP_REQ_DESC_INT_CMD);
 }
 
 /*

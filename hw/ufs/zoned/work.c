@@ -55,6 +55,7 @@ static void ufs_zoned_work_bh(void *opaque)
         ufs_zoned_mcq_work(s);
         ufs_zoned_utmrl_work(s);
         ufs_zoned_utp_work(s);
+        ufs_zoned_irq_work(s);
     } while (s->work_again && !s->teardown);
     s->work_running = false;
     zr_service_timer_kick(&s->sched);

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ufs-zoned: the controller's interrupt and interrupt aggregation.
+ *
+ * One interrupt, three ways to deliver it (PCI Local Bus 3.0 6.8, PCIe
+ * 6.0 7.7.1/7.7.2): the INTx line, a level that follows IS & IE (UFSHCI
+ * 4.0 5.3.1/5.3.2); or, once the host enables the capability, an MSI or
+ * MSI-X message on vector 0.  A message is an edge: one goes out whenever
+ * an enabled interrupt source becomes set that was not set at the last
+ * look.  The sources are the IS bits and, while IE.CQES is set, the CQIS
+ * event of each CQ separately (5.7.x), so a CQE posted to one CQ while
+ * another CQ's event is still pending sends a message of its own, and a
+ * handler that clears a source and then polls never misses what arrives
+ * after the clear.  Messages leave from the work BH (or the service BH),
+ * never from the MMIO handler: a register write that makes a source set
+ * (IE, CQIE, a UIC command) defers its message to the work BH.
+ *
+ * Aggregation (UTRIACR, 5.3.6, for the legacy list; CQIACR per CQ, 5.7.x,
+ * same layout): with IAEN set, a completion raises UTRCS (CQIS.TEPS) only
+ * when IACTH completions have been counted or IATOVAL x 40 us have passed
+ * since the first of them; a request whose UTRD has the I bit (DW0 bit
+ * 24) interrupts at once.  CTR resets the counter and the timer, IAPWEN
+ * guards writes to IACTH and IATOVAL, IASB reads 1 while completions are
+ * counted.  IACTH 0 counts as 1, so that no completion is left without an
+ * interrupt; IATOVAL 0 means no timer.  Clearing IAEN with completions
+ * counted raises their interrupt.  The timer runs on QEMU_CLOCK_VIRTUAL;
+ * its expiry only schedules the work BH, which raises the interrupt.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/timer.h"
+#include "qapi/error.h"
+#include "hw/pci/msi.h"
+#include "hw/pci/msix.h"
+#include "ufs-zoned-internal.h"
+#include "trace.h"
+
+/* UTRIACR and CQIACR fields (UFSHCI 4.0 5.3.6) */
+#define IACR_IATOVAL_MASK   0xffu
+#define IACR_IACTH_SHIFT    8
+#define IACR_IACTH_MASK     (0x1fu << IACR_IACTH_SHIFT)
+#define IACR_CTR            (1u << 16)
+#define IACR_IASB           (1u << 20)
+#define IACR_IAPWEN         (1u << 24)
+#define IACR_IAEN           (1u << 31)
+#define IACR_TIMEOUT_NS     40000   /* IATOVAL unit */
+
+/* UfsReg is packed: no pointers into it */
+static uint32_t ufs_zoned_iacr(UfsZonedState *s, uint32_t idx)
+{
+    return idx == UFSZ_AGG_LEGACY ? s->reg.utriacr : s->cq[idx].iacr;
+}
+
+static void ufs_zoned_iacr_set(UfsZonedState *s, uint32_t idx, uint32_t v)
+{
+    if (idx == UFSZ_AGG_LEGACY) {
+        s->reg.utriacr = v;
+    } else {
+        s->cq[idx].iacr = v;
+    }
+}
+
+static bool ufs_zoned_msg_mode(UfsZonedState *s)
+{
+    PCIDevice *pci = PCI_DEVICE(s);
+
+    return msix_enabled(pci) || msi_enabled(pci);
+}
+
+static void ufs_zoned_irq_sources(UfsZonedState *s, uint32_t *is,
+                                  uint32_t *cqs)
+{
+    *is = ufs_zoned_is(s) & s->reg.ie;
+    *cqs = (s->reg.ie & R_IS_CQES_MASK) ? ufs_zoned_mcq_cq_events(s) : 0;
+}
+
+static void ufs_zoned_irq_send(UfsZonedState *s)
+{
+    PCIDevice *pci = PCI_DEVICE(s);
+    bool msix = msix_enabled(pci);
+
+    s->irq_msg_pending = false;
+    s->interrupts++;
+    trace_ufs_zoned_irq_msg(msix ? "MSI-X" : "MSI", s->irq_is_last,
+                            s->irq_cq_last);
+    if (msix) {
+        msix_notify(pci, 0);
+    } else {
+        msi_notify(pci, 0);
+    }
+}
+
+void ufs_zoned_irq_update(UfsZonedState *s)
+{
+    uint32_t is, cqs;
+    bool rise, level;
+
+    ufs_zoned_irq_sources(s, &is, &cqs);
+    rise = (is & ~s->irq_is_last) || (cqs & ~s->irq_cq_last);
+    s->irq_is_last = is;
+    s->irq_cq_last = cqs;
+    if (ufs_zoned_msg_mode(s)) {
+        if (!rise) {
+            return;
+        }
+        if (s->irq_in_mmio) {
+            s->irq_msg_pending = true;
+            ufs_zoned_schedule(s);
+        } else {
+            ufs_zoned_irq_send(s);
+        }
+        return;
+    }
+    level = is || cqs;
+    if (level != s->intx_level) {
+        s->intx_level = level;
+        s->interrupts += level;
+        trace_ufs_zoned_irq_intx(level, is, cqs);
+    }
+    pci_set_irq(PCI_DEVICE(s), level);
+}
+
+void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits)
+{
+    s->reg.is |= is_bits;
+    ufs_zoned_irq_update(s);
+}
+
+/* MMIO handlers: what they make set is sent from the work BH. */
+void ufs_zoned_irq_mmio_begin(UfsZonedState *s)
+{
+    s->irq_in_mmio = true;
+}
+
+void ufs_zoned_irq_mmio_end(UfsZonedState *s)
+{
+    s->irq_in_mmio = false;
+}
+
+/* --- aggregation ------------------------------------------------------ */
+
+static void ufs_zoned_agg_rearm(UfsZonedState *s)
+{
+    int64_t first = INT64_MAX;
+    uint32_t i;
+
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        if (s->agg[i].deadline && s->agg[i].deadline < first) {
+            first = s->agg[i].deadline;
+        }
+    }
+    if (first == INT64_MAX) {
+        timer_del(s->agg_timer);
+    } else {
+        timer_mod(s->agg_timer, first);
+    }
+}
+
+/* The completion interrupt of @idx: IS.UTRCS, or CQ @idx's CQIS.TEPS. */
+static void ufs_zoned_agg_fire(UfsZonedState *s, uint32_t idx,
+                               const char *why)
+{
+    trace_ufs_zoned_agg_fire(idx, s->agg[idx].count, why);
+    if (idx == UFSZ_AGG_LEGACY) {
+        s->reg.is |= R_IS_UTRCS_MASK;
+    } else {
+        s->cq[idx].is |= R_CQIS_TEPS_MASK;
+    }
+    ufs_zoned_irq_update(s);
+}
+
+static void ufs_zoned_agg_reset_one(UfsZonedState *s, uint32_t idx)
+{
+    s->agg[idx].count = 0;
+    s->agg[idx].deadline = 0;
+}
+
+/*
+ * A request completed on @idx (UFSZ_AGG_LEGACY, or the CQ its CQE went
+ * to); @intr: its UTRD has the I bit.
+ */
+void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr)
+{
+    uint32_t iacr = ufs_zoned_iacr(s, idx);
+    uint32_t th = MAX((iacr & IACR_IACTH_MASK) >> IACR_IACTH_SHIFT, 1);
+    uint32_t to = iacr & IACR_IATOVAL_MASK;
+    UfsZonedAgg *a = &s->agg[idx];
+
+    if (!(iacr & IACR_IAEN)) {
+        ufs_zoned_agg_fire(s, idx, "no aggregation");
+        return;
+    }
+    a->count++;
+    if (intr) {
+        ufs_zoned_agg_fire(s, idx, "UTRD interrupt bit");
+    } else if (a->count >= th) {
+        a->deadline = 0;
+        ufs_zoned_agg_fire(s, idx, "counter threshold");
+    } else if (to && !a->deadline) {
+        a->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                      (int64_t)to * IACR_TIMEOUT_NS;
+        trace_ufs_zoned_agg_count(idx, a->count, th, a->deadline);
+        ufs_zoned_agg_rearm(s);
+    } else {
+        trace_ufs_zoned_agg_count(idx, a->count, th, a->deadline);
+    }
+}
+
+/* A write to UTRIACR (@idx = UFSZ_AGG_LEGACY) or to CQ @idx's CQIACR. */
+void ufs_zoned_iacr_write(UfsZonedState *s, uint32_t idx, uint32_t val)
+{
+    uint32_t old = ufs_zoned_iacr(s, idx);
+    /* IACTH and IATOVAL change only with IAPWEN in the same write */
+    uint32_t params = (val & IACR_IAPWEN ? val : old) &
+                      (IACR_IACTH_MASK | IACR_IATOVAL_MASK);
+
+    ufs_zoned_iacr_set(s, idx, (val & IACR_IAEN) | params);
+    trace_ufs_zoned_agg_ctl(idx, val, ufs_zoned_iacr(s, idx));
+    if ((old & IACR_IAEN) && !(val & IACR_IAEN) && s->agg[idx].count) {
+        ufs_zoned_agg_fire(s, idx, "aggregation disabled");
+        ufs_zoned_agg_reset_one(s, idx);
+    } else if (val & IACR_CTR) {
+        ufs_zoned_agg_reset_one(s, idx);
+    }
+    ufs_zoned_agg_rearm(s);
+}
+
+uint32_t ufs_zoned_iacr_read(UfsZonedState *s, uint32_t idx)
+{
+    return ufs_zoned_iacr(s, idx) | (s->agg[idx].count ? IACR_IASB : 0);
+}
+
+static void ufs_zoned_agg_timer_cb(void *opaque)
+{
+    ufs_zoned_schedule(opaque);     /* the work BH raises what expired */
+}
+
+/*
+ * Work BH: raise the interrupts whose aggregation timeout has passed and
+ * send a message an MMIO handler deferred.
+ */
+void ufs_zoned_irq_work(UfsZonedState *s)
+{
+    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    uint32_t i;
+
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        if (s->agg[i].deadline && s->agg[i].deadline <= now) {
+            s->agg[i].deadline = 0;
+            ufs_zoned_agg_fire(s, i, "timeout");
+        }
+    }
+    ufs_zoned_agg_rearm(s);
+    if (s->irq_msg_pending) {
+        uint32_t is, cqs;
+
+        ufs_zoned_irq_sources(s, &is, &cqs);
+        if (ufs_zoned_msg_mode(s) && (is || cqs)) {
+            ufs_zoned_irq_send(s);
+        }
+        s->irq_msg_pending = false;
+    }
+}
+
+/* --- set-up ----------------------------------------------------------- */
+
+bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp)
+{
+    PCIDevice *pci = PCI_DEVICE(s);
+
+    pci->config[PCI_INTERRUPT_PIN] = 1;
+    s->agg_timer = NULL;
+    if (!msi_nonbroken) {
+        /* the machine has no MSI: INTx only, as on real boards */
+        s->msi_on = s->msix_on = false;
+    }
+    if (s->msi_on && msi_init(pci, 0, 1, true, false, errp) < 0) {
+        return false;
+    }
+    if (s->msix_on) {
+        if (msix_init_exclusive_bar(pci, 1, UFSZ_MSIX_BAR, errp) < 0) {
+            msi_uninit(pci);
+            return false;
+        }
+        msix_vector_use(pci, 0);
+    }
+    s->agg_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, ufs_zoned_agg_timer_cb, s);
+    return true;
+}
+
+void ufs_zoned_irq_cleanup(UfsZonedState *s)
+{
+    PCIDevice *pci = PCI_DEVICE(s);
+
+    if (s->agg_timer) {
+        timer_free(s->agg_timer);
+        s->agg_timer = NULL;
+    }
+    if (msix_present(pci)) {
+        msix_unuse_all_vectors(pci);
+        msix_uninit_exclusive_bar(pci);
+    }
+    msi_uninit(pci);
+}
+
+/* Controller reset (HCE=0 and system reset): no aggregation state left. */
+void ufs_zoned_irq_reset(UfsZonedState *s)
+{
+    uint32_t i;
+
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        ufs_zoned_agg_reset_one(s, i);
+    }
+    if (s->agg_timer) {
+        timer_del(s->agg_timer);
+    }
+    s->irq_msg_pending = false;
+}
+
+/*
+ * After a load: the sources as they are now count as seen (their
+ * messages went out on the source), the line follows them, and the
+ * aggregation timer runs again.
+ */
+void ufs_zoned_irq_post_load(UfsZonedState *s)
+{
+    ufs_zoned_irq_sources(s, &s->irq_is_last, &s->irq_cq_last);
+    if (!ufs_zoned_msg_mode(s)) {
+        s->intx_level = s->irq_is_last || s->irq_cq_last;
+        pci_set_irq(PCI_DEVICE(s), s->intx_level);
+    }
+    ufs_zoned_agg_rearm(s);
+}
