@@ -37,6 +37,16 @@ void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
     t->scheduled = fn;
 }
 
+/*
+ * Call @fn(opaque of the device) at the end of each BH run, still inside
+ * the BH and so under the device's re-entrancy guard.
+ */
+void zr_service_timer_set_after_run_hook(ZrServiceTimer *t,
+                                         void (*fn)(void *opaque))
+{
+    t->after_run = fn;
+}
+
 static void zr_service_timer_run(ZrServiceTimer *t)
 {
     int64_t now, next;
@@ -83,6 +93,28 @@ static void zr_service_timer_bh(void *opaque)
         t->again = true;
         return;
     }
+    zr_service_timer_run(t);
+    if (t->after_run) {
+        t->after_run(t->opaque);
+    }
+}
+
+/*
+ * Run a step now, from a BH of the device guarded like ours (never from a
+ * timer callback or an MMIO handler).  Nested in a running step, or held,
+ * it does what a kick does.
+ */
+void zr_service_timer_run_inline(ZrServiceTimer *t)
+{
+    if (t->running || t->hold) {
+        zr_service_timer_kick(t);
+        return;
+    }
+    if (t->bh_pending) {
+        qemu_bh_cancel(t->bh);
+        t->bh_pending = false;
+    }
+    trace_zr_service_timer_inline(t);
     zr_service_timer_run(t);
 }
 

@@ -14,6 +14,13 @@
  * the status the spec defines, instead of a register write in the middle
  * of a completion.
  *
+ * The two BHs hand each other work without a main-loop turn in between:
+ * the work BH runs the service step itself once it has submitted
+ * commands, and the service BH's end runs the work its completions left.
+ * A command therefore costs two main-loop turns, the doorbell's and the
+ * LU's completion's, as on a controller that does the work when it is
+ * told.
+ *
  * Under -icount the work is held in guest time (vclock-hold.h): while
  * either BH is scheduled, or an LU is still busy with a command that the
  * service model already counts as done, QEMU_CLOCK_VIRTUAL stays still,
@@ -56,10 +63,35 @@ static void ufs_zoned_work_bh(void *opaque)
         ufs_zoned_utmrl_work(s);
         ufs_zoned_utp_work(s);
         ufs_zoned_irq_work(s);
+        /*
+         * Start what was submitted here and now, under the same guard:
+         * the LU's requests for data come back as work_again and are
+         * served by the next pass, with no main-loop turn in between.
+         */
+        if (!s->teardown) {
+            zr_service_timer_run_inline(&s->sched);
+        }
     } while (s->work_again && !s->teardown);
     s->work_running = false;
-    zr_service_timer_kick(&s->sched);
+    if (s->teardown) {
+        zr_service_timer_kick(&s->sched);
+    }
     zr_vclock_hold_poke(&s->vclock);
+}
+
+/*
+ * The end of a service BH run (a service time ran out): the completions
+ * it made left work for us; do it now, under the same guard, instead of
+ * a main-loop turn later.
+ */
+static void ufs_zoned_service_after_run(void *opaque)
+{
+    UfsZonedState *s = opaque;
+
+    if (s->work_pending && !s->work_running && !s->teardown) {
+        qemu_bh_cancel(s->work_bh);
+        ufs_zoned_work_bh(s);
+    }
 }
 
 void ufs_zoned_schedule(UfsZonedState *s)
@@ -136,6 +168,7 @@ void ufs_zoned_work_init(UfsZonedState *s)
                                      &DEVICE(s)->mem_reentrancy_guard);
     zr_vclock_hold_init(&s->vclock, ufs_zoned_host_busy, s);
     zr_service_timer_set_scheduled_hook(&s->sched, ufs_zoned_service_scheduled);
+    zr_service_timer_set_after_run_hook(&s->sched, ufs_zoned_service_after_run);
 }
 
 void ufs_zoned_work_cleanup(UfsZonedState *s)
