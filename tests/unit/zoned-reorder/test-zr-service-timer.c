@@ -286,6 +286,47 @@ static void test_hold_release(void)
     fx_cleanup(&f);
 }
 
+static void fx_after_run(void *opaque)
+{
+    Fixture *f = opaque;
+
+    fx_event(f, 'A', 0, 0);
+}
+
+/*
+ * run_inline runs the step before it returns (no main-loop turn) and
+ * cancels a kick already scheduled; held, it does nothing until the
+ * release.  The after-run hook ends every BH run, not the inline ones.
+ */
+static void test_run_inline(void)
+{
+    Fixture f;
+
+    fx_init(&f, 0, 0);
+    zr_service_timer_set_after_run_hook(&f.t, fx_after_run);
+    fx_submit(&f, 1, ZR_OP_WRITE);
+    zr_service_timer_kick(&f.t);
+    g_assert_true(zr_service_timer_pending(&f.t));
+    zr_service_timer_run_inline(&f.t);
+    g_assert_false(zr_service_timer_pending(&f.t));
+    g_assert_cmpuint(f.nr_ev, ==, 2);
+    g_assert_cmpint(f.ev[0].kind, ==, 'S');
+    g_assert_cmpint(f.ev[1].kind, ==, 'C');
+    main_loop_wait(true);
+    g_assert_cmpuint(f.nr_ev, ==, 2);
+
+    zr_service_timer_hold(&f.t);
+    fx_submit(&f, 2, ZR_OP_WRITE);
+    zr_service_timer_run_inline(&f.t);
+    g_assert_cmpuint(f.nr_ev, ==, 2);
+    zr_service_timer_release(&f.t);
+    fx_wait(&f, 2, 5000);
+    g_assert_cmpint(f.ev[2].kind, ==, 'S');
+    g_assert_cmpint(f.ev[3].kind, ==, 'C');
+    g_assert_cmpint(f.ev[4].kind, ==, 'A');
+    fx_cleanup(&f);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -302,5 +343,7 @@ int main(int argc, char **argv)
                     test_cancel_reset);
     g_test_add_func("/zoned-reorder/service-timer/hold-release",
                     test_hold_release);
+    g_test_add_func("/zoned-reorder/service-timer/run-inline",
+                    test_run_inline);
     return g_test_run();
 }
