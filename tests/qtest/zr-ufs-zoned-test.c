@@ -372,6 +372,34 @@ static void test_service_time(void)
 }
 
 /*
+ * The transfer term: 1 ms per 4 KiB moved, nothing fixed.  A 4 KiB write
+ * is done after 1 ms, a 64 KiB one after 16 ms, and not a step before.
+ */
+static void test_service_time_per_4k(void)
+{
+    Ufs *u = ufs_start("lat-write-ns=0,xfer-write-ns-per-4k=1000000");
+    static const uint32_t blocks[] = { 1, 16 };
+    uint8_t cdb[16];
+    size_t k;
+    uint32_t i;
+
+    for (k = 0; k < ARRAY_SIZE(blocks); k++) {
+        uint32_t steps = blocks[k] * 1000000 / STEP_NS;
+
+        zr_cdb_rw16(cdb, WRITE_16, ZONE_BLOCKS + 16 * k, blocks[k]);
+        prep_scsi(u, 6, 0, cdb, UFS_UTP_HOST_TO_DEVICE, blocks[k] * BLK);
+        ring(u, 1u << 6);
+        for (i = 0; i < steps - 1; i++) {
+            qtest_clock_step(u->qts, STEP_NS);
+            g_assert_cmphex(rd(u, A_UTRLDBR), ==, 1u << 6);
+        }
+        qtest_clock_step(u->qts, STEP_NS);
+        wait_done(u, 1u << 6);
+    }
+    ufs_stop(u);
+}
+
+/*
  * With max-parallel=1: ring slot 1 (write at zone 1's start, starts at
  * once) and slot 2 (the next block, left waiting) in one doorbell write.
  */
@@ -641,6 +669,8 @@ int main(int argc, char **argv)
     }
     qtest_add_func("/ufs-zoned/policy-runtime", test_policy_runtime);
     qtest_add_func("/ufs-zoned/service-time", test_service_time);
+    qtest_add_func("/ufs-zoned/service-time-per-4k",
+                   test_service_time_per_4k);
     qtest_add_func("/ufs-zoned/utrlclr", test_utrlclr);
     qtest_add_func("/ufs-zoned/bad-input", test_bad_input);
     qtest_add_func("/ufs-zoned/user-lu", test_user_lu);

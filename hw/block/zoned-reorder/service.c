@@ -50,17 +50,17 @@ bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
     return true;
 }
 
-/* Fixed cost plus the per-4 KiB cost for every started 4 KiB; saturates. */
-uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op, uint64_t len)
+/*
+ * Fixed cost plus the per-4 KiB cost for every started 4 KiB of @bytes;
+ * saturates.
+ */
+uint64_t zr_service_cost_bytes_ns(const ZrServiceConfig *cfg, ZrOp op,
+                                  uint64_t bytes)
 {
-    uint64_t bs = cfg->block_size ? cfg->block_size : 4096;
-    uint64_t units, xfer, lo, hi;
+    uint64_t units = bytes / 4096 + !!(bytes % 4096);
+    uint64_t xfer, lo, hi;
 
     assert(op < ZR_OP__MAX);
-    if (len > UINT64_MAX / bs) {
-        return UINT64_MAX;
-    }
-    units = (len * bs) / 4096 + !!((len * bs) % 4096);
     mulu64(&lo, &hi, units, cfg->xfer_ns_per_4k[op]);
     if (hi) {
         return UINT64_MAX;
@@ -70,6 +70,18 @@ uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op, uint64_t len)
         return UINT64_MAX;
     }
     return cfg->lat_ns[op] + xfer;
+}
+
+/* The same for @len blocks of the configured block size. */
+uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op, uint64_t len)
+{
+    uint64_t bs = cfg->block_size ? cfg->block_size : 4096;
+
+    if (len > UINT64_MAX / bs) {
+        assert(op < ZR_OP__MAX);
+        return UINT64_MAX;
+    }
+    return zr_service_cost_bytes_ns(cfg, op, len * bs);
 }
 
 bool zr_service_slot_free(const ZrService *s)
@@ -110,7 +122,9 @@ static void zr_service_insert(ZrService *s, ZrCmd *cmd)
  */
 int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
 {
-    uint64_t cost = zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
+    uint64_t cost = cmd->xfer_bytes
+        ? zr_service_cost_bytes_ns(&s->cfg, cmd->op, cmd->xfer_bytes)
+        : zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
     int64_t done;
 
     assert(zr_service_can_start(s, now));

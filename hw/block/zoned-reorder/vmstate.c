@@ -168,6 +168,23 @@ const VMStateDescription vmstate_zr_dispatch = {
  * are not in it: the device puts loaded commands back with
  * zr_dispatch_restore() and zr_service_restore().
  */
+static bool zr_cmd_xfer_needed(void *opaque)
+{
+    return ((ZrCmd *)opaque)->xfer_bytes != 0;
+}
+
+/* A subsection, so that streams of builds without it still load. */
+static const VMStateDescription vmstate_zr_cmd_xfer = {
+    .name = "zr-cmd/xfer-bytes",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = zr_cmd_xfer_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(xfer_bytes, ZrCmd),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_zr_cmd = {
     .name = "zr-cmd",
     .version_id = 1,
@@ -185,6 +202,10 @@ const VMStateDescription vmstate_zr_cmd = {
         VMSTATE_INT64(done_ns, ZrCmd),
         VMSTATE_UINT64(svc_order, ZrCmd),
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_zr_cmd_xfer,
+        NULL
     },
 };
 

@@ -51,6 +51,10 @@ static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
     c->lat_ns[ZR_OP_APPEND] = s->lat_write_ns;
     c->lat_ns[ZR_OP_ZONE_MGMT] = s->lat_other_ns;
     c->lat_ns[ZR_OP_OTHER] = s->lat_other_ns;
+    /* counted in bytes (ZrCmd.xfer_bytes, the EDTL): LUs' blocks differ */
+    c->xfer_ns_per_4k[ZR_OP_READ] = s->xfer_read_ns;
+    c->xfer_ns_per_4k[ZR_OP_WRITE] = s->xfer_write_ns;
+    c->xfer_ns_per_4k[ZR_OP_APPEND] = s->xfer_write_ns;
     c->max_parallel = s->max_parallel;
 }
 
@@ -333,6 +337,10 @@ static const Property ufs_zoned_props[] = {
                        UFSZ_DEFAULT_LAT_WRITE_NS),
     DEFINE_PROP_UINT64("lat-other-ns", UfsZonedState, lat_other_ns,
                        UFSZ_DEFAULT_LAT_OTHER_NS),
+    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", UfsZonedState, xfer_read_ns,
+                       UFSZ_DEFAULT_XFER_READ_NS),
+    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", UfsZonedState, xfer_write_ns,
+                       UFSZ_DEFAULT_XFER_WRITE_NS),
     DEFINE_PROP_UINT32("max-parallel", UfsZonedState, max_parallel,
                        UFSZ_DEFAULT_MAX_PARALLEL),
     DEFINE_PROP_BOOL("default-lu", UfsZonedState, default_lu, true),
@@ -379,6 +387,12 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
         "modelled service time of a write");
     object_class_property_set_description(oc, "lat-other-ns",
         "modelled service time of other commands");
+    object_class_property_set_description(oc, "xfer-read-ns-per-4k",
+        "modelled transfer time of a read, per 4 KiB moved (from the "
+        "UPIU's expected data transfer length), added to lat-read-ns");
+    object_class_property_set_description(oc, "xfer-write-ns-per-4k",
+        "modelled transfer time of a write, per 4 KiB moved, added to "
+        "lat-write-ns");
     object_class_property_set_description(oc, "max-parallel",
         "commands in service at once (0 = no limit)");
     object_class_property_set_description(oc, "default-lu",

@@ -803,6 +803,8 @@ static void ufs_zoned_command(UfsZonedReq *req)
     zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op,
                 (uint64_t)req->upiu.header.lun << UFSZ_LUN_SHIFT | lba, len,
                 req);
+    /* what the command moves, in bytes: the LUs' block sizes differ */
+    req->zr.xfer_bytes = req->dd == UFS_UTP_NO_DATA_TRANSFER ? 0 : exp;
     /* Only zoned LUs take part in the per-zone write accounting. */
     dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
     req->zr.zone_untracked = !dev || dev->lun != req->upiu.header.lun ||

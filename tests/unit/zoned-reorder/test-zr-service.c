@@ -193,6 +193,34 @@ static void test_cost(void)
                      UINT64_MAX);
     g_assert_cmpuint(zr_service_cost_ns(&cfg, ZR_OP_WRITE, UINT64_MAX), ==,
                      UINT64_MAX);
+    /* In bytes, whatever the block size: every started 4 KiB counts. */
+    cfg.xfer_ns_per_4k[ZR_OP_WRITE] = 10;
+    cfg.block_size = 512;
+    g_assert_cmpuint(zr_service_cost_bytes_ns(&cfg, ZR_OP_WRITE, 0), ==, 0);
+    g_assert_cmpuint(zr_service_cost_bytes_ns(&cfg, ZR_OP_WRITE, 1), ==, 10);
+    g_assert_cmpuint(zr_service_cost_bytes_ns(&cfg, ZR_OP_WRITE, 4097), ==,
+                     20);
+    g_assert_cmpuint(zr_service_cost_bytes_ns(&cfg, ZR_OP_WRITE, 512 * 1024),
+                     ==, 1280);
+}
+
+/* A command's xfer_bytes, when set, is what its service time counts. */
+static void test_cost_xfer_bytes(void)
+{
+    ZrServiceConfig cfg = {
+        .lat_ns = { [ZR_OP_WRITE] = 100 },
+        .xfer_ns_per_4k = { [ZR_OP_WRITE] = 10 },
+        .block_size = 512,
+    };
+    ZrService s;
+    ZrCmd a, b;
+
+    g_assert_true(zr_service_init(&s, &cfg, &error_abort));
+    zr_cmd_init(&a, 1, 0, ZR_OP_WRITE, 0, 8, NULL);          /* 8 x 512 */
+    zr_cmd_init(&b, 2, 0, ZR_OP_WRITE, 0, 1, NULL);
+    b.xfer_bytes = 64 * 1024;                /* one 64 KiB block, say */
+    g_assert_cmpint(zr_service_start(&s, &a, 0), ==, 110);
+    g_assert_cmpint(zr_service_start(&s, &b, 0), ==, 260);
 }
 
 /* Two back-end units: the third command waits for the first to finish. */
@@ -537,6 +565,8 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     g_test_add_func("/zoned-reorder/service/cost", test_cost);
+    g_test_add_func("/zoned-reorder/service/cost-xfer-bytes",
+                    test_cost_xfer_bytes);
     g_test_add_func("/zoned-reorder/service/restore", test_restore);
     g_test_add_func("/zoned-reorder/service/parallel/two", test_parallel_two);
     g_test_add_func("/zoned-reorder/service/parallel/one", test_parallel_one);

@@ -24,7 +24,7 @@
 
 typedef struct ZrServiceConfig {
     uint64_t lat_ns[ZR_OP__MAX];        /* fixed cost per command */
-    uint64_t xfer_ns_per_4k[ZR_OP__MAX]; /* per started 4 KiB of len */
+    uint64_t xfer_ns_per_4k[ZR_OP__MAX]; /* per started 4 KiB moved */
     uint32_t block_size;                /* bytes per block; 0 = 4096 */
     uint32_t max_parallel;              /* commands in service; 0 = no limit */
 } ZrServiceConfig;
@@ -66,6 +66,8 @@ bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
                            Error **errp);
 uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op,
                             uint64_t len);
+uint64_t zr_service_cost_bytes_ns(const ZrServiceConfig *cfg, ZrOp op,
+                                  uint64_t bytes);
 
 bool zr_service_slot_free(const ZrService *s);
 bool zr_service_can_start(const ZrService *s, int64_t now);
