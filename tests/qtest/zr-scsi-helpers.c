@@ -191,6 +191,7 @@ static void zr_scsi_queue(ZrScsi *s, ZrScsiReq *q, ZrScsiSlot *slot)
         slot->in = zr_scsi_alloc(s, q->in_len, NULL);
         qvirtqueue_add(s->qts, vq, slot->in, q->in_len, true, false);
     }
+    q->in_addr = slot->in;
 }
 
 /* Put the chain of @slot in the available ring (no notification). */
@@ -282,6 +283,13 @@ void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
     }
     /* Every descriptor is back: start the pool from the beginning. */
     qvirtqueue_reset_pool(vq);
+}
+
+uint16_t zr_scsi_used_idx(ZrScsi *s)
+{
+    QVirtQueue *vq = s->vq[ZR_SCSI_REQUEST_VQ];
+
+    return qtest_readw(s->qts, vq->used + 2);
 }
 
 void zr_scsi_cmd(ZrScsi *s, const uint8_t *cdb, const void *out,

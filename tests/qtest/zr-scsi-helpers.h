@@ -37,6 +37,8 @@ typedef struct ZrScsiReq {
     size_t after;
     ZrScsiResp resp;
     uint32_t done_order;        /* out: 1 for the first to complete, ... */
+    uint64_t in_addr;           /* out: guest address of the data-in
+                                   buffer, while the command is queued */
 } ZrScsiReq;
 
 /* A REPORT ZONES zone descriptor. */
@@ -107,6 +109,12 @@ void zr_scsi_batch(ZrScsi *s, ZrScsiReq *reqs, size_t n);
  */
 void zr_scsi_batch_hook(ZrScsi *s, ZrScsiReq *reqs, size_t n,
                         void (*hook)(ZrScsi *s, void *opaque), void *opaque);
+/*
+ * How many completions the device has put in the used ring of the
+ * request queue so far (free running): from a zr_scsi_batch_hook() hook,
+ * whether the commands of the batch were answered yet.
+ */
+uint16_t zr_scsi_used_idx(ZrScsi *s);
 /* LOGICAL UNIT RESET task management function; returns its response. */
 uint8_t zr_scsi_lun_reset(ZrScsi *s);
 /*

@@ -2921,6 +2921,291 @@ static void test_savevm_loadvm(void)
     unlink(img);
 }
 
+/*
+ * ------------------------------------------------------------------------
+ * The service-time model (lat-*, xfer-*, max-parallel)
+ *
+ * Under qtest QEMU_CLOCK_VIRTUAL moves only with clock_step, so each test
+ * queues its commands, then (from the batch hook) steps the clock and
+ * checks, after each step, how many commands the device has answered (the
+ * used ring) and how many it has put in service.
+ */
+
+#define SVC_WAIT_US (10 * 1000 * 1000)
+
+typedef struct SvcCheck {
+    int64_t step;           /* ns to step the virtual clock */
+    uint16_t answered;      /* commands of the batch answered after it */
+    uint64_t starts;        /* stats.service-starts after it */
+} SvcCheck;
+
+typedef struct SvcPlan {
+    uint64_t starts;        /* stats.service-starts before the first step */
+    const SvcCheck *checks;
+    size_t n;
+    uint16_t used0;         /* the used index before the batch */
+    const ZrScsiReq *read;  /* with data-in that must not be there yet */
+    const uint8_t *data;    /* ... the data it will have */
+} SvcPlan;
+
+/* Wait (the main loop runs) until @s has answered @n of the batch. */
+static void svc_wait_answered(ZrScsi *s, SvcPlan *p, uint16_t n)
+{
+    gint64 start = g_get_monotonic_time();
+
+    while ((uint16_t)(zr_scsi_used_idx(s) - p->used0) < n) {
+        g_assert_cmpint(g_get_monotonic_time() - start, <=, SVC_WAIT_US);
+        g_usleep(1000);
+    }
+}
+
+/* Wait until the model has started @n commands since boot. */
+static void svc_wait_starts(ZrScsi *s, uint64_t n)
+{
+    gint64 start = g_get_monotonic_time();
+
+    while (qom_u64(s, "stats.service-starts") < n) {
+        g_assert_cmpint(g_get_monotonic_time() - start, <=, SVC_WAIT_US);
+        g_usleep(1000);
+    }
+}
+
+static void svc_hook(ZrScsi *s, void *opaque)
+{
+    SvcPlan *p = opaque;
+    QTestState *qts = zr_scsi_qts(s);
+    size_t i;
+
+    svc_wait_starts(s, p->starts);
+    for (i = 0; i < p->n; i++) {
+        const SvcCheck *c = &p->checks[i];
+
+        qtest_clock_step(qts, c->step);
+        svc_wait_answered(s, p, c->answered);
+        /* A round trip more: what was due has run by now. */
+        g_assert_cmpuint(qom_u64(s, "stats.service-starts"), ==, c->starts);
+        g_assert_cmpuint((uint16_t)(zr_scsi_used_idx(s) - p->used0), ==,
+                         c->answered);
+        if (p->read && !c->answered) {
+            g_autofree uint8_t *buf = g_malloc(p->read->in_len);
+
+            qtest_memread(qts, p->read->in_addr, buf, p->read->in_len);
+            g_assert(memcmp(buf, p->data, p->read->in_len));
+        }
+    }
+}
+
+static void svc_batch(ZrScsi *s, ZrScsiReq *q, size_t n, SvcPlan *p)
+{
+    p->used0 = zr_scsi_used_idx(s);
+    zr_scsi_batch_hook(s, q, n, svc_hook, p);
+}
+
+/* WRITE(16) of @nb blocks of @fill at @lba, as request @q. */
+static void svc_write_req(ZrScsiReq *q, uint8_t *cdb, uint8_t *buf,
+                          uint64_t lba, uint32_t nb, uint8_t fill)
+{
+    zr_cdb_rw16(cdb, WRITE_16, lba, nb);
+    memset(buf, fill, nb * BS);
+    *q = (ZrScsiReq) { .cdb = cdb, .out = buf, .out_len = nb * BS };
+}
+
+/* One write answered exactly @ns after it starts (and not 1 ns before). */
+static void svc_timed_write(ZrScsi *s, uint64_t lba, uint32_t nb,
+                            int64_t ns, uint64_t starts)
+{
+    g_autofree uint8_t *buf = g_malloc(nb * BS);
+    uint8_t cdb[16];
+    ZrScsiReq q;
+    const SvcCheck checks[] = {
+        { ns - 1, 0, starts },
+        { 1, 1, starts },
+    };
+    SvcPlan p = { .starts = starts, .checks = checks, .n = 2 };
+
+    svc_write_req(&q, cdb, buf, lba, nb, 0xa5);
+    svc_batch(s, &q, 1, &p);
+    zr_assert_good(&q.resp);
+}
+
+static void svc_check_blocked(ZrScsi *s)
+{
+    QDict *rsp = qtest_qmp(zr_scsi_qts(s),
+        "{ 'execute': 'migrate', 'arguments': { 'uri': 'file:/dev/null' } }");
+    const char *desc;
+
+    g_assert(qdict_haskey(rsp, "error"));
+    desc = qdict_get_str(qdict_get_qdict(rsp, "error"), "desc");
+    g_assert(strstr(desc, "service-time model"));
+    qobject_unref(rsp);
+}
+
+/*
+ * lat-write-ns=1000000: a write is answered 1 ms of virtual time after it
+ * starts, null-backed or with a drive (whose I/O ends before); the time
+ * is counted for each write.  Migration is blocked while the model is on.
+ */
+static void test_service_latency(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    ZrScsi *s = boot(GEOMETRY ",lat-write-ns=1000000");
+
+    svc_timed_write(s, zs(2), 1, 1000000, 1);
+    svc_timed_write(s, zs(2) + 1, 1, 1000000, 2);
+    check_zone(s, zs(2), C_IMP, zs(2) + 2);
+    g_assert_cmpuint(qom_u64(s, "stats.service-completions"), ==, 2);
+    g_assert_cmpuint(qom_u64(s, "service.busy"), ==, 0);
+    svc_check_blocked(s);
+    zr_scsi_stop(s);
+
+    s = boot_drive(img, GEOMETRY ",lat-write-ns=1000000");
+    svc_timed_write(s, zs(3), 4, 1000000, 1);
+    zr_scsi_stop(s);
+    unlink(img);
+
+    /* Model off (the defaults): answered with no clock step at all. */
+    s = boot(GEOMETRY);
+    write_ok(s, zs(2), 1, 0x11);
+    g_assert_cmpuint(qom_u64(s, "stats.service-starts"), ==, 0);
+    zr_scsi_stop(s);
+}
+
+/* xfer-write-ns-per-4k: a 64 KiB write costs 16 times a 4 KiB one. */
+static void test_service_xfer(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",xfer-write-ns-per-4k=10000");
+
+    svc_timed_write(s, zs(2), 1, 10000, 1);
+    svc_timed_write(s, zs(3), ZB, 16 * 10000, 2);
+    check_zone(s, zs(3), C_FULL, zs(3) + ZB);
+    zr_scsi_stop(s);
+
+    /* Added to the latency. */
+    s = boot(GEOMETRY ",lat-write-ns=1000,xfer-write-ns-per-4k=10000");
+    svc_timed_write(s, zs(2), 2, 1000 + 2 * 10000, 1);
+    zr_scsi_stop(s);
+}
+
+/*
+ * max-parallel=1: of two writes to different zones queued together the
+ * second starts only when the first's service time is over; without the
+ * limit both start at once.
+ */
+static void test_service_max_parallel(void)
+{
+    uint8_t cdbs[2][16];
+    g_autofree uint8_t *buf = g_malloc(BS);
+    ZrScsiReq q[2];
+    const SvcCheck serial[] = {
+        { 999999, 0, 1 },
+        { 1, 1, 2 },
+        { 999999, 1, 2 },
+        { 1, 2, 2 },
+    };
+    const SvcCheck parallel[] = {
+        { 999999, 0, 2 },
+        { 1, 2, 2 },
+    };
+    SvcPlan p = { .starts = 1, .checks = serial, .n = ARRAY_SIZE(serial) };
+    ZrScsi *s = boot(GEOMETRY ",lat-write-ns=1000000,max-parallel=1");
+
+    svc_write_req(&q[0], cdbs[0], buf, zs(2), 1, 0x11);
+    svc_write_req(&q[1], cdbs[1], buf, zs(3), 1, 0x11);
+    svc_batch(s, q, 2, &p);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    g_assert_cmpuint(q[0].done_order, ==, 1);
+    g_assert_cmpuint(qom_u64(s, "stats.service-busy-max"), ==, 1);
+    zr_scsi_stop(s);
+
+    s = boot(GEOMETRY ",lat-write-ns=1000000");
+    p = (SvcPlan) { .starts = 2, .checks = parallel,
+                    .n = ARRAY_SIZE(parallel) };
+    svc_write_req(&q[0], cdbs[0], buf, zs(2), 1, 0x11);
+    svc_write_req(&q[1], cdbs[1], buf, zs(3), 1, 0x11);
+    svc_batch(s, q, 2, &p);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    g_assert_cmpuint(qom_u64(s, "stats.service-busy-max"), ==, 2);
+    zr_scsi_stop(s);
+}
+
+/*
+ * lat-read-ns: neither a read's data nor its status reaches the guest
+ * before the time is over; an error (CHECK CONDITION) waits as well.
+ */
+static void test_service_read(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0x5a);
+    g_autofree uint8_t *want = g_malloc(2 * BS);
+    g_autofree uint8_t *got = g_malloc0(2 * BS);
+    ZrScsi *s = boot_drive(img, GEOMETRY ",lat-read-ns=500000,"
+                           "unrestricted-read=off");
+    const SvcCheck checks[] = {
+        { 499999, 0, 1 },
+        { 1, 1, 1 },
+    };
+    const SvcCheck err[] = {
+        { 499999, 0, 2 },
+        { 1, 1, 2 },
+    };
+    SvcPlan p = { .starts = 1, .checks = checks, .n = 2 };
+    uint8_t cdb[16];
+    ZrScsiReq q;
+
+    memset(want, 0x5a, 2 * BS);
+    zr_cdb_rw16(cdb, READ_16, 0, 2);
+    q = (ZrScsiReq) { .cdb = cdb, .in = got, .in_len = 2 * BS };
+    p.read = &q;
+    p.data = want;
+    svc_batch(s, &q, 1, &p);
+    zr_assert_good(&q.resp);
+    g_assert(!memcmp(got, want, 2 * BS));
+
+    /* Above the write pointer of an empty zone: the sense is timed too. */
+    zr_cdb_rw16(cdb, READ_16, zs(2), 1);
+    q = (ZrScsiReq) { .cdb = cdb, .in = got, .in_len = BS };
+    p = (SvcPlan) { .starts = 2, .checks = err, .n = 2 };
+    svc_batch(s, &q, 1, &p);
+    zr_assert_sense(&q.resp, ILLEGAL, 0x21, 0x06);
+    zr_scsi_stop(s);
+    unlink(img);
+}
+
+static void svc_reset_hook(ZrScsi *s, void *opaque)
+{
+    svc_wait_starts(s, 1);
+    g_assert_cmpuint(qom_u64(s, "service.busy"), ==, 1);
+    g_assert_cmpuint(zr_scsi_lun_reset(s), ==, 0);
+}
+
+/*
+ * LOGICAL UNIT RESET with one write in service and one waiting for the
+ * slot: both end, the slot is free again, and the LU goes on timing.
+ */
+static void test_service_reset(void)
+{
+    uint8_t cdbs[2][16], tur[16] = { TEST_UNIT_READY };
+    g_autofree uint8_t *buf = g_malloc(BS);
+    ZrScsi *s = boot(GEOMETRY ",lat-write-ns=1000000,max-parallel=1");
+    ZrScsiReq q[2];
+    ZrScsiResp r;
+
+    svc_write_req(&q[0], cdbs[0], buf, zs(2), 1, 0x11);
+    svc_write_req(&q[1], cdbs[1], buf, zs(3), 1, 0x11);
+    zr_scsi_batch_hook(s, q, 2, svc_reset_hook, NULL);
+    g_assert_cmpuint(q[0].resp.response, !=, 0);
+    g_assert_cmpuint(q[1].resp.response, !=, 0);
+    cmd(s, tur, NULL, 0, NULL, 0, &r);
+    zr_assert_sense(&r, UNIT_ATTENTION, 0x29, 0x00);
+    g_assert_cmpuint(qom_u64(s, "service.busy"), ==, 0);
+    /* The cancelled write that waited left without its service time. */
+    g_assert_cmpuint(qom_u64(s, "stats.service-starts"), ==, 2);
+    svc_timed_write(s, zs(4), 1, 1000000, 3);
+    g_assert_cmpuint(qom_u64(s, "service.busy"), ==, 0);
+    zr_scsi_stop(s);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2991,5 +3276,11 @@ int main(int argc, char **argv)
     qtest_add_func("/scsi-zbc/zone-state/reset", test_zone_state_reset);
     qtest_add_func("/scsi-zbc/zone-state/errors", test_zone_state_errors);
     qtest_add_func("/scsi-zbc/drain-snapshot", test_drain_snapshot);
+    qtest_add_func("/scsi-zbc/service/latency", test_service_latency);
+    qtest_add_func("/scsi-zbc/service/xfer", test_service_xfer);
+    qtest_add_func("/scsi-zbc/service/max-parallel",
+                   test_service_max_parallel);
+    qtest_add_func("/scsi-zbc/service/read", test_service_read);
+    qtest_add_func("/scsi-zbc/service/reset", test_service_reset);
     return g_test_run();
 }

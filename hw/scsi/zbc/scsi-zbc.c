@@ -200,10 +200,14 @@ int32_t zbc_req_data_in(ZbcReq *r, size_t len)
     return r->len;
 }
 
-/* A started medium command is over as far as the dispatch engine goes. */
+/*
+ * A started medium command is over as far as the dispatch engine goes.
+ * With the service-time model the model completes it there when its
+ * service time is over (zbc-service.c), not before.
+ */
 void zbc_req_end_dispatch(ZbcReq *r)
 {
-    if (r->zr.state == ZR_CMD_STARTED) {
+    if (r->zr.state == ZR_CMD_STARTED && !zbc_svc_on(zbc_state(r))) {
         zr_dispatch_complete(&zbc_state(r)->dispatch, &r->zr);
     }
 }
@@ -212,7 +216,7 @@ void zbc_req_complete(ZbcReq *r)
 {
     trace_zbc_complete(r->req.tag, r->cmd ? r->cmd->name : "?");
     zbc_req_end_dispatch(r);
-    scsi_req_complete(&r->req, GOOD);
+    zbc_req_report(r, ZBC_REPORT_STATUS, GOOD);
 }
 
 void zbc_req_acct_start(ZbcReq *r, size_t bytes, enum BlockAcctType type)
@@ -412,6 +416,7 @@ static void zbc_free_req(SCSIRequest *req)
     ZbcReq *r = DO_UPCAST(ZbcReq, req, req);
 
     /* Cancelled after it started: the engine still counts it in flight. */
+    zbc_svc_free_req(r);
     zbc_req_end_dispatch(r);
     zr_zone_write_forget(&zbc_state(r)->zones, &r->zio);
     qemu_vfree(r->buf);
@@ -659,6 +664,7 @@ static void zbc_drained_begin(void *opaque)
 
     s->quiesced++;
     trace_zbc_drained(s->quiesced);
+    zbc_svc_drained_begin(s);
     scsi_device_drained_begin(&s->qdev);
 }
 
@@ -670,6 +676,7 @@ static void zbc_drained_end(void *opaque)
     s->quiesced--;
     trace_zbc_drained(s->quiesced);
     scsi_device_drained_end(&s->qdev);
+    zbc_svc_drained_end(s);
     /* After unrealize (no bottom half) nothing is pending either. */
     if (!s->quiesced && s->start_bh && !QTAILQ_EMPTY(&s->dispatch.pending)) {
         zbc_schedule_starts(s);
@@ -836,7 +843,13 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
         zr_zone_model_cleanup(&s->zones);
         return;
     }
+    if (!zbc_svc_realize(s, errp)) {
+        zr_dispatch_cleanup(&s->dispatch);
+        zr_zone_model_cleanup(&s->zones);
+        return;
+    }
     if (!zbc_persist_open(s, errp)) {
+        zbc_svc_unrealize(s);
         zr_dispatch_cleanup(&s->dispatch);
         zr_zone_model_cleanup(&s->zones);
         return;
@@ -906,6 +919,7 @@ static void zbc_unrealize(SCSIDevice *dev)
         scsi_req_unref(&r->req);
     }
     /* Started ones are off the lists; their free_req sees them idle. */
+    zbc_svc_unrealize(s);
     zr_dispatch_flush(&s->dispatch, NULL, NULL);
     zr_dispatch_cleanup(&s->dispatch);
     zr_zone_model_cleanup(&s->zones);
@@ -998,6 +1012,15 @@ static const Property zbc_props[] = {
     DEFINE_BLOCK_ERROR_PROPERTIES(ZbcState, qdev.conf),
     DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
+    /* The service-time model (zbc-service.c): all 0, off. */
+    DEFINE_PROP_UINT64("lat-read-ns", ZbcInstance, svc.lat_read_ns, 0),
+    DEFINE_PROP_UINT64("lat-write-ns", ZbcInstance, svc.lat_write_ns, 0),
+    DEFINE_PROP_UINT64("lat-other-ns", ZbcInstance, svc.lat_other_ns, 0),
+    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", ZbcInstance, svc.xfer_read_ns,
+                       0),
+    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", ZbcInstance,
+                       svc.xfer_write_ns, 0),
+    DEFINE_PROP_UINT32("max-parallel", ZbcInstance, svc.max_parallel, 0),
 };
 
 static void zbc_instance_init(Object *obj)
@@ -1050,6 +1073,17 @@ static void zbc_instance_init(Object *obj)
         { "stats.zone-state-blocks",
           offsetof(ZbcState, persist.stats.blocks_written),
           "zone state table blocks written (read-only counter)" },
+        { "stats.service-starts",
+          offsetof(ZbcInstance, svc.svc.stats.starts),
+          "commands put in service by the service-time model "
+          "(read-only counter)" },
+        { "stats.service-completions",
+          offsetof(ZbcInstance, svc.svc.stats.completions),
+          "commands whose modelled service time ended "
+          "(read-only counter)" },
+        { "stats.service-busy-max",
+          offsetof(ZbcInstance, svc.svc.stats.busy_max),
+          "most commands in service at once (read-only counter)" },
     };
     size_t i;
 
@@ -1064,6 +1098,8 @@ static void zbc_instance_init(Object *obj)
           "zones now EXPLICITLY OPEN" },
         { "zones.closed", offsetof(ZbcState, zones.nr_closed),
           "zones now CLOSED" },
+        { "service.busy", offsetof(ZbcInstance, svc.svc.busy),
+          "commands now in service (service-time model)" },
     };
 
     for (i = 0; i < ARRAY_SIZE(gauges); i++) {
@@ -1128,6 +1164,24 @@ static void zbc_class_init(ObjectClass *oc, void *data)
         "format the zone-state drive anew, whatever it holds (every zone "
         "EMPTY)");
 
+    object_class_property_set_description(oc, "lat-read-ns",
+        "modelled service time of a READ, in ns of the virtual clock "
+        "(0 with every other service property: no service-time model)");
+    object_class_property_set_description(oc, "lat-write-ns",
+        "modelled service time of a WRITE, in ns");
+    object_class_property_set_description(oc, "lat-other-ns",
+        "modelled service time of SYNCHRONIZE CACHE and the zone "
+        "operations (ZBC OUT), in ns");
+    object_class_property_set_description(oc, "xfer-read-ns-per-4k",
+        "modelled transfer time of a READ per started 4 KiB, added to "
+        "lat-read-ns");
+    object_class_property_set_description(oc, "xfer-write-ns-per-4k",
+        "modelled transfer time of a WRITE per started 4 KiB, added to "
+        "lat-write-ns");
+    object_class_property_set_description(oc, "max-parallel",
+        "medium commands in service at once (0 = no limit); any service "
+        "property set blocks migration");
+
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, zbc_get_reorder,
                                    zbc_set_reorder);
@@ -1147,7 +1201,7 @@ static void zbc_class_init(ObjectClass *oc, void *data)
 static const TypeInfo zbc_info = {
     .name = TYPE_SCSI_ZBC,
     .parent = TYPE_SCSI_DEVICE,
-    .instance_size = sizeof(ZbcState),
+    .instance_size = sizeof(ZbcInstance),
     .instance_init = zbc_instance_init,
     .class_init = zbc_class_init,
 };

@@ -16,6 +16,9 @@
  *   zbc-rw.c       READ, WRITE, SYNCHRONIZE CACHE and the start of medium
  *                  commands through the dispatch (reorder) engine
  *   zbc-sense.c    the one mapping from zone-model results to sense data
+ *   zbc-service.c  the optional service-time model (lat-*, xfer-*,
+ *                  max-parallel) and the one gate every report to the HBA
+ *                  passes (zbc_req_report())
  */
 
 #ifndef HW_SCSI_ZBC_INTERNAL_H
@@ -25,6 +28,7 @@
 #include "block/accounting.h"
 #include "qemu/iov.h"
 #include "qemu/memalign.h"
+#include "hw/block/zoned-reorder/service-timer.h"
 
 /* Opcodes QEMU's scsi/constants.h does not name (ZBC-2). */
 #define ZBC_OUT                 0x94
@@ -64,6 +68,44 @@ typedef enum ZbcPhase {
 } ZbcPhase;
 
 typedef struct ZbcReq ZbcReq;
+
+/* What a medium command tells the HBA next (zbc_req_report()). */
+typedef enum ZbcReport {
+    ZBC_REPORT_NONE,
+    ZBC_REPORT_STATUS,      /* scsi_req_complete() with the status */
+    ZBC_REPORT_DATA_IN,     /* scsi_req_data() of the read's r->len bytes */
+} ZbcReport;
+
+/*
+ * The service-time model (zbc-service.c).  Its properties all default to
+ * 0, and with all of them 0 the model is off: medium commands start and
+ * report exactly as without it (scsi-zbc behind ufs-zoned is timed by the
+ * controller's own model).
+ */
+typedef struct ZbcService {
+    /* Properties */
+    uint64_t lat_read_ns;
+    uint64_t lat_write_ns;
+    uint64_t lat_other_ns;      /* SYNCHRONIZE CACHE, ZBC OUT */
+    uint64_t xfer_read_ns;      /* per started 4 KiB */
+    uint64_t xfer_write_ns;
+    uint32_t max_parallel;      /* 0 = no limit */
+
+    /* Run-time state, with the model on */
+    bool on;
+    ZrService svc;
+    ZrServiceTimer timer;
+    Error *mig_blocker;
+} ZbcService;
+
+/*
+ * The QOM instance of scsi-zbc: the ZbcState other devices see
+ * (include/hw/scsi/scsi-zbc.h) and what only hw/scsi/zbc/ uses.
+ */
+typedef struct ZbcInstance {
+    ZbcState pub;
+    ZbcService svc;
+} ZbcInstance;
 
 /* One supported command (an opcode, or an opcode and service action). */
 typedef struct ZbcCmd {
@@ -113,11 +155,19 @@ struct ZbcReq {
     uint8_t mig;            /* loaded by migration: ZbcMigKind, until used */
     uint8_t mig_state;      /* ... the saved ZrZoneIoState of a write */
     bool mig_bad;           /* ... from a stream that makes no sense here */
+    uint8_t report;         /* ZbcReport held until the service time ends */
+    int report_status;      /* ... its SCSI status */
 };
 
 static inline ZbcState *zbc_state(ZbcReq *r)
 {
     return SCSI_ZBC(r->req.dev);
+}
+
+static inline ZbcService *zbc_service(ZbcState *s)
+{
+    QEMU_BUILD_BUG_ON(offsetof(ZbcInstance, pub) != 0);
+    return &container_of(s, ZbcInstance, pub)->svc;
 }
 
 /* scsi-zbc.c */
@@ -210,5 +260,16 @@ void zbc_start_pending(ZbcState *s);
 void zbc_start_bh(void *opaque);
 void zbc_schedule_starts(ZbcState *s);
 bool zbc_starts_pending(void *opaque);
+
+/* zbc-service.c */
+bool zbc_svc_realize(ZbcState *s, Error **errp);
+void zbc_svc_unrealize(ZbcState *s);
+bool zbc_svc_on(ZbcState *s);
+void zbc_svc_kick(ZbcState *s);
+bool zbc_svc_pending(ZbcState *s);
+void zbc_svc_drained_begin(ZbcState *s);
+void zbc_svc_drained_end(ZbcState *s);
+void zbc_svc_free_req(ZbcReq *r);
+void zbc_req_report(ZbcReq *r, ZbcReport what, int status);
 
 #endif

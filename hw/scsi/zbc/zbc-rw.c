@@ -110,7 +110,7 @@ static void zbc_read_finish(ZbcReq *r)
 {
     zbc_zone_mask_unwritten(zbc_state(r), r->lba, r->nb, r->buf);
     r->phase = ZBC_PHASE_DATA_IN;
-    scsi_req_data(&r->req, r->len);
+    zbc_req_report(r, ZBC_REPORT_DATA_IN, 0);
 }
 
 static void zbc_read_done(void *opaque, int ret);
@@ -544,7 +544,10 @@ void zbc_submit(ZbcReq *r)
     zr_cmd_init(&r->zr, r->req.tag, 0, r->cmd->op, r->lba, r->nb, r);
     scsi_req_ref(&r->req);
     zr_dispatch_submit(&s->dispatch, &r->zr);
-    if (s->dispatch.cfg.policy == ZR_POLICY_NONE) {
+    if (zbc_svc_on(s)) {
+        /* The service BH starts it when the policy and a slot allow. */
+        zbc_svc_kick(s);
+    } else if (s->dispatch.cfg.policy == ZR_POLICY_NONE) {
         zbc_start_pending(s);
     } else {
         zbc_schedule_starts(s);
@@ -562,6 +565,11 @@ void zbc_start_pending(ZbcState *s)
      * schedules the rest).
      */
     if (s->draining || s->quiesced) {
+        return;
+    }
+    if (zbc_svc_on(s)) {
+        /* With the service-time model its BH starts them. */
+        zbc_svc_kick(s);
         return;
     }
     s->draining = true;
@@ -606,5 +614,5 @@ bool zbc_starts_pending(void *opaque)
 {
     ZbcState *s = opaque;
 
-    return s->start_pending;
+    return s->start_pending || zbc_svc_pending(s);
 }

@@ -111,7 +111,7 @@ void zbc_check_condition(ZbcReq *r, SCSISense sense, const char *why)
                         sense.ascq, why);
     zbc_req_end_dispatch(r);
     scsi_req_build_sense(&r->req, sense);
-    scsi_req_complete(&r->req, CHECK_CONDITION);
+    zbc_req_report(r, ZBC_REPORT_STATUS, CHECK_CONDITION);
 }
 
 void zbc_fail_zone(ZbcReq *r, ZrResult res, ZbcAccess access)
@@ -149,7 +149,7 @@ void zbc_fail_errno(ZbcReq *r, int ret, ZbcAccess access)
         return;
     }
     zbc_req_end_dispatch(r);
-    scsi_req_complete(&r->req, status);
+    zbc_req_report(r, ZBC_REPORT_STATUS, status);
 }
 
 SCSISense zbc_sense_stopped(void)
