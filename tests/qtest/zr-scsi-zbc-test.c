@@ -2946,6 +2946,7 @@ typedef struct SvcPlan {
     uint16_t used0;         /* the used index before the batch */
     const ZrScsiReq *read;  /* with data-in that must not be there yet */
     const uint8_t *data;    /* ... the data it will have */
+    const char *snapshot;   /* overlay file: snapshot d0 (a drain) first */
 } SvcPlan;
 
 /* Wait (the main loop runs) until @s has answered @n of the batch. */
@@ -2977,6 +2978,11 @@ static void svc_hook(ZrScsi *s, void *opaque)
     size_t i;
 
     svc_wait_starts(s, p->starts);
+    if (p->snapshot) {
+        qtest_qmp_assert_success(qts, "{ 'execute': "
+            "'blockdev-snapshot-sync', 'arguments': { 'device': 'd0', "
+            "'snapshot-file': %s, 'format': 'qcow2' } }", p->snapshot);
+    }
     for (i = 0; i < p->n; i++) {
         const SvcCheck *c = &p->checks[i];
 
@@ -3010,22 +3016,37 @@ static void svc_write_req(ZrScsiReq *q, uint8_t *cdb, uint8_t *buf,
     *q = (ZrScsiReq) { .cdb = cdb, .out = buf, .out_len = nb * BS };
 }
 
-/* One write answered exactly @ns after it starts (and not 1 ns before). */
-static void svc_timed_write(ZrScsi *s, uint64_t lba, uint32_t nb,
-                            int64_t ns, uint64_t starts)
+/*
+ * One command, the model's @starts-th, answered exactly @ns after it
+ * starts (and not 1 ns before) with GOOD.
+ */
+static void svc_timed(ZrScsi *s, ZrScsiReq *q, int64_t ns, uint64_t starts)
 {
-    g_autofree uint8_t *buf = g_malloc(nb * BS);
-    uint8_t cdb[16];
-    ZrScsiReq q;
     const SvcCheck checks[] = {
         { ns - 1, 0, starts },
         { 1, 1, starts },
     };
     SvcPlan p = { .starts = starts, .checks = checks, .n = 2 };
 
+    svc_batch(s, q, 1, &p);
+    zr_assert_good(&q->resp);
+}
+
+static void svc_timed_write(ZrScsi *s, uint64_t lba, uint32_t nb,
+                            int64_t ns, uint64_t starts)
+{
+    g_autofree uint8_t *buf = g_malloc(nb * BS);
+    uint8_t cdb[16];
+    ZrScsiReq q;
+
     svc_write_req(&q, cdb, buf, lba, nb, 0xa5);
-    svc_batch(s, &q, 1, &p);
-    zr_assert_good(&q.resp);
+    svc_timed(s, &q, ns, starts);
+}
+
+/* A command without data, as a ZrScsiReq. */
+static ZrScsiReq svc_req(const uint8_t *cdb)
+{
+    return (ZrScsiReq) { .cdb = cdb };
 }
 
 static void svc_check_blocked(ZrScsi *s)
@@ -3068,6 +3089,60 @@ static void test_service_latency(void)
     write_ok(s, zs(2), 1, 0x11);
     g_assert_cmpuint(qom_u64(s, "stats.service-starts"), ==, 0);
     zr_scsi_stop(s);
+}
+
+/*
+ * lat-other-ns times the zone operations and SYNCHRONIZE CACHE; a write
+ * with no cost of its own, in service for 0 ns, needs no clock step.
+ */
+static void test_service_other(void)
+{
+    ZrScsi *s = boot(GEOMETRY ",lat-other-ns=300000");
+    uint8_t cdb[16];
+    ZrScsiReq q;
+
+    zr_cdb_zbc_out(cdb, SA_OPEN, zs(2), false);
+    q = svc_req(cdb);
+    svc_timed(s, &q, 300000, 1);
+    check_zone(s, zs(2), C_EXP, zs(2));
+    zr_cdb_rw16(cdb, SYNCHRONIZE_CACHE_16, 0, 0);
+    q = svc_req(cdb);
+    svc_timed(s, &q, 300000, 2);
+    write_ok(s, zs(2), 1, 0x11);
+    g_assert_cmpuint(qom_u64(s, "stats.service-starts"), ==, 3);
+    zr_scsi_stop(s);
+}
+
+/*
+ * A drain (a snapshot of the drive) with one write in service and one
+ * waiting for the slot: both go on afterwards on time.
+ */
+static void test_service_drain(void)
+{
+    g_autofree char *img = make_image(NBLOCKS * BS, 0);
+    g_autofree char *ovl = g_strdup_printf("%s.qcow2", img);
+    ZrScsi *s = boot_drive(img, GEOMETRY ",lat-write-ns=1000000,"
+                           "max-parallel=1");
+    g_autofree uint8_t *buf = g_malloc(BS);
+    uint8_t cdbs[2][16];
+    ZrScsiReq q[2];
+    const SvcCheck checks[] = {
+        { 999999, 0, 1 },
+        { 1, 1, 2 },
+        { 1000000, 2, 2 },
+    };
+    SvcPlan p = { .starts = 1, .checks = checks, .n = ARRAY_SIZE(checks),
+                  .snapshot = ovl };
+
+    svc_write_req(&q[0], cdbs[0], buf, zs(2), 1, 0x11);
+    svc_write_req(&q[1], cdbs[1], buf, zs(3), 1, 0x11);
+    svc_batch(s, q, 2, &p);
+    zr_assert_good(&q[0].resp);
+    zr_assert_good(&q[1].resp);
+    check_zone(s, zs(3), C_IMP, zs(3) + 1);
+    zr_scsi_stop(s);
+    unlink(ovl);
+    unlink(img);
 }
 
 /* xfer-write-ns-per-4k: a 64 KiB write costs 16 times a 4 KiB one. */
@@ -3282,5 +3357,7 @@ int main(int argc, char **argv)
                    test_service_max_parallel);
     qtest_add_func("/scsi-zbc/service/read", test_service_read);
     qtest_add_func("/scsi-zbc/service/reset", test_service_reset);
+    qtest_add_func("/scsi-zbc/service/other", test_service_other);
+    qtest_add_func("/scsi-zbc/service/drain", test_service_drain);
     return g_test_run();
 }
