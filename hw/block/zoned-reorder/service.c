@@ -50,6 +50,34 @@ bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
     return true;
 }
 
+void zr_service_config_from(ZrServiceConfig *cfg, const ZrServiceParams *p,
+                            uint32_t block_size)
+{
+    *cfg = (ZrServiceConfig) {
+        .lat_ns = {
+            [ZR_OP_READ] = p->lat_read_ns,
+            [ZR_OP_WRITE] = p->lat_write_ns,
+            [ZR_OP_APPEND] = p->lat_write_ns,
+            [ZR_OP_ZONE_MGMT] = p->lat_other_ns,
+            [ZR_OP_OTHER] = p->lat_other_ns,
+        },
+        .xfer_ns_per_4k = {
+            [ZR_OP_READ] = p->xfer_read_ns,
+            [ZR_OP_WRITE] = p->xfer_write_ns,
+            [ZR_OP_APPEND] = p->xfer_write_ns,
+        },
+        .block_size = block_size,
+        .max_parallel = p->max_parallel,
+    };
+}
+
+/* No service time and no limit: a device may leave its model off. */
+bool zr_service_params_zero(const ZrServiceParams *p)
+{
+    return !p->lat_read_ns && !p->lat_write_ns && !p->lat_other_ns &&
+           !p->xfer_read_ns && !p->xfer_write_ns && !p->max_parallel;
+}
+
 /*
  * Fixed cost plus the per-4 KiB cost for every started 4 KiB of @bytes;
  * saturates.

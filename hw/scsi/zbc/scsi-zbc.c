@@ -1013,14 +1013,18 @@ static const Property zbc_props[] = {
     DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
     /* The service-time model (zbc-service.c): all 0, off. */
-    DEFINE_PROP_UINT64("lat-read-ns", ZbcInstance, svc.lat_read_ns, 0),
-    DEFINE_PROP_UINT64("lat-write-ns", ZbcInstance, svc.lat_write_ns, 0),
-    DEFINE_PROP_UINT64("lat-other-ns", ZbcInstance, svc.lat_other_ns, 0),
-    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", ZbcInstance, svc.xfer_read_ns,
-                       0),
+    DEFINE_PROP_UINT64("lat-read-ns", ZbcInstance,
+                       svc.params.lat_read_ns, 0),
+    DEFINE_PROP_UINT64("lat-write-ns", ZbcInstance,
+                       svc.params.lat_write_ns, 0),
+    DEFINE_PROP_UINT64("lat-other-ns", ZbcInstance,
+                       svc.params.lat_other_ns, 0),
+    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", ZbcInstance,
+                       svc.params.xfer_read_ns, 0),
     DEFINE_PROP_UINT64("xfer-write-ns-per-4k", ZbcInstance,
-                       svc.xfer_write_ns, 0),
-    DEFINE_PROP_UINT32("max-parallel", ZbcInstance, svc.max_parallel, 0),
+                       svc.params.xfer_write_ns, 0),
+    DEFINE_PROP_UINT32("max-parallel", ZbcInstance,
+                       svc.params.max_parallel, 0),
 };
 
 static void zbc_instance_init(Object *obj)

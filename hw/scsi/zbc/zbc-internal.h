@@ -83,13 +83,8 @@ typedef enum ZbcReport {
  * controller's own model).
  */
 typedef struct ZbcService {
-    /* Properties */
-    uint64_t lat_read_ns;
-    uint64_t lat_write_ns;
-    uint64_t lat_other_ns;      /* SYNCHRONIZE CACHE, ZBC OUT */
-    uint64_t xfer_read_ns;      /* per started 4 KiB */
-    uint64_t xfer_write_ns;
-    uint32_t max_parallel;      /* 0 = no limit */
+    /* Properties (lat_other_ns: SYNCHRONIZE CACHE, ZBC OUT) */
+    ZrServiceParams params;
 
     /* Run-time state, with the model on */
     bool on;

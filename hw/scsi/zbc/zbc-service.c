@@ -120,29 +120,6 @@ static void zbc_svc_scheduled(void *opaque)
     zr_vclock_hold_poke(&s->vclock);
 }
 
-static void zbc_svc_config(ZbcState *s, ZrServiceConfig *c)
-{
-    ZbcService *v = zbc_service(s);
-
-    /*
-     * Counted in blocks of the LU (ZrCmd.len, the TRANSFER LENGTH): the
-     * core multiplies by block_size.  No ZR_OP_APPEND in SCSI.
-     */
-    *c = (ZrServiceConfig) {
-        .lat_ns = {
-            [ZR_OP_READ] = v->lat_read_ns,
-            [ZR_OP_WRITE] = v->lat_write_ns,
-            [ZR_OP_ZONE_MGMT] = v->lat_other_ns,
-            [ZR_OP_OTHER] = v->lat_other_ns,
-        },
-        .xfer_ns_per_4k = {
-            [ZR_OP_READ] = v->xfer_read_ns,
-            [ZR_OP_WRITE] = v->xfer_write_ns,
-        },
-        .block_size = s->block_size,
-        .max_parallel = v->max_parallel,
-    };
-}
 
 /* After the geometry (block size) and the dispatch engine. */
 bool zbc_svc_realize(ZbcState *s, Error **errp)
@@ -150,11 +127,14 @@ bool zbc_svc_realize(ZbcState *s, Error **errp)
     ZbcService *v = zbc_service(s);
     ZrServiceConfig cfg;
 
-    if (!v->lat_read_ns && !v->lat_write_ns && !v->lat_other_ns &&
-        !v->xfer_read_ns && !v->xfer_write_ns && !v->max_parallel) {
+    if (zr_service_params_zero(&v->params)) {
         return true;
     }
-    zbc_svc_config(s, &cfg);
+    /*
+     * Counted in blocks of the LU (ZrCmd.len, the TRANSFER LENGTH): the
+     * core multiplies by block_size.
+     */
+    zr_service_config_from(&cfg, &v->params, s->block_size);
     if (!zr_service_init(&v->svc, &cfg, errp)) {
         return false;
     }
@@ -169,9 +149,9 @@ bool zbc_svc_realize(ZbcState *s, Error **errp)
                           &DEVICE(s)->mem_reentrancy_guard);
     zr_service_timer_set_scheduled_hook(&v->timer, zbc_svc_scheduled);
     v->on = true;
-    trace_zbc_svc_realize(v->lat_read_ns, v->lat_write_ns, v->lat_other_ns,
-                          v->xfer_read_ns, v->xfer_write_ns,
-                          v->max_parallel);
+    trace_zbc_svc_realize(v->params.lat_read_ns, v->params.lat_write_ns,
+                          v->params.lat_other_ns, v->params.xfer_read_ns,
+                          v->params.xfer_write_ns, v->params.max_parallel);
     return true;
 }
 

@@ -174,12 +174,7 @@ struct UfsZonedState {
     uint32_t mcq_queues;
     ZrPolicy policy;
     uint64_t seed;
-    uint64_t lat_read_ns;
-    uint64_t lat_write_ns;
-    uint64_t lat_other_ns;
-    uint64_t xfer_read_ns;      /* per 4 KiB moved */
-    uint64_t xfer_write_ns;
-    uint32_t max_parallel;
+    ZrServiceParams svc_params; /* lat-*, xfer-*, max-parallel */
     bool default_lu;
     bool auto_hibernate;
     uint64_t h8_exit_latency_ns;

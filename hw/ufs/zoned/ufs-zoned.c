@@ -45,17 +45,8 @@ static bool ufs_zoned_check_props(UfsZonedState *s, Error **errp)
 
 static void ufs_zoned_service_config(UfsZonedState *s, ZrServiceConfig *c)
 {
-    memset(c, 0, sizeof(*c));
-    c->lat_ns[ZR_OP_READ] = s->lat_read_ns;
-    c->lat_ns[ZR_OP_WRITE] = s->lat_write_ns;
-    c->lat_ns[ZR_OP_APPEND] = s->lat_write_ns;
-    c->lat_ns[ZR_OP_ZONE_MGMT] = s->lat_other_ns;
-    c->lat_ns[ZR_OP_OTHER] = s->lat_other_ns;
     /* counted in bytes (ZrCmd.xfer_bytes, the EDTL): LUs' blocks differ */
-    c->xfer_ns_per_4k[ZR_OP_READ] = s->xfer_read_ns;
-    c->xfer_ns_per_4k[ZR_OP_WRITE] = s->xfer_write_ns;
-    c->xfer_ns_per_4k[ZR_OP_APPEND] = s->xfer_write_ns;
-    c->max_parallel = s->max_parallel;
+    zr_service_config_from(c, &s->svc_params, 0);
 }
 
 /*
@@ -331,18 +322,18 @@ static const Property ufs_zoned_props[] = {
     DEFINE_PROP_UINT32("mcq-queues", UfsZonedState, mcq_queues,
                        UFSZ_MCQ_DEFAULT_QUEUES),
     DEFINE_PROP_UINT64("reorder-seed", UfsZonedState, seed, 1),
-    DEFINE_PROP_UINT64("lat-read-ns", UfsZonedState, lat_read_ns,
-                       UFSZ_DEFAULT_LAT_READ_NS),
-    DEFINE_PROP_UINT64("lat-write-ns", UfsZonedState, lat_write_ns,
-                       UFSZ_DEFAULT_LAT_WRITE_NS),
-    DEFINE_PROP_UINT64("lat-other-ns", UfsZonedState, lat_other_ns,
-                       UFSZ_DEFAULT_LAT_OTHER_NS),
-    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", UfsZonedState, xfer_read_ns,
-                       UFSZ_DEFAULT_XFER_READ_NS),
-    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", UfsZonedState, xfer_write_ns,
-                       UFSZ_DEFAULT_XFER_WRITE_NS),
-    DEFINE_PROP_UINT32("max-parallel", UfsZonedState, max_parallel,
-                       UFSZ_DEFAULT_MAX_PARALLEL),
+    DEFINE_PROP_UINT64("lat-read-ns", UfsZonedState,
+                       svc_params.lat_read_ns, UFSZ_DEFAULT_LAT_READ_NS),
+    DEFINE_PROP_UINT64("lat-write-ns", UfsZonedState,
+                       svc_params.lat_write_ns, UFSZ_DEFAULT_LAT_WRITE_NS),
+    DEFINE_PROP_UINT64("lat-other-ns", UfsZonedState,
+                       svc_params.lat_other_ns, UFSZ_DEFAULT_LAT_OTHER_NS),
+    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", UfsZonedState,
+                       svc_params.xfer_read_ns, UFSZ_DEFAULT_XFER_READ_NS),
+    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", UfsZonedState,
+                       svc_params.xfer_write_ns, UFSZ_DEFAULT_XFER_WRITE_NS),
+    DEFINE_PROP_UINT32("max-parallel", UfsZonedState,
+                       svc_params.max_parallel, UFSZ_DEFAULT_MAX_PARALLEL),
     DEFINE_PROP_BOOL("default-lu", UfsZonedState, default_lu, true),
     DEFINE_PROP_BOOL("auto-hibernate", UfsZonedState, auto_hibernate, false),
     DEFINE_PROP_BOOL("msi", UfsZonedState, msi_on, true),

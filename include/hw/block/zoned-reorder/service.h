@@ -29,6 +29,22 @@ typedef struct ZrServiceConfig {
     uint32_t max_parallel;              /* commands in service; 0 = no limit */
 } ZrServiceConfig;
 
+/*
+ * The service times a device offers as properties (lat-read-ns,
+ * lat-write-ns, lat-other-ns, xfer-read-ns-per-4k, xfer-write-ns-per-4k,
+ * max-parallel), the same on every device; zr_service_config_from()
+ * turns them into a ZrServiceConfig.  Appends cost what writes do; zone
+ * management and other commands cost lat_other_ns.
+ */
+typedef struct ZrServiceParams {
+    uint64_t lat_read_ns;
+    uint64_t lat_write_ns;
+    uint64_t lat_other_ns;
+    uint64_t xfer_read_ns;      /* per started 4 KiB */
+    uint64_t xfer_write_ns;
+    uint32_t max_parallel;      /* 0 = no limit */
+} ZrServiceParams;
+
 typedef struct ZrServiceStats {
     uint64_t starts;
     uint64_t completions;
@@ -64,6 +80,9 @@ bool zr_service_init(ZrService *s, const ZrServiceConfig *cfg,
                      Error **errp);
 bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
                            Error **errp);
+void zr_service_config_from(ZrServiceConfig *cfg, const ZrServiceParams *p,
+                            uint32_t block_size);
+bool zr_service_params_zero(const ZrServiceParams *p);
 uint64_t zr_service_cost_ns(const ZrServiceConfig *cfg, ZrOp op,
                             uint64_t len);
 uint64_t zr_service_cost_bytes_ns(const ZrServiceConfig *cfg, ZrOp op,
