@@ -96,6 +96,8 @@ scenario() {
     *) devs=("${drives[@]}" -device virtio-scsi-pci,id=vs0
              -device "scsi-zbc,bus=vs0.0,$lu") ;;
     esac
+    # a console.log left by an earlier run would satisfy the wait below
+    rm -rf "$d/source" "$d/dest" "$d/cold"
     mkdir -p "$d/source" "$d/dest" "$d/cold"
     rm -f "$img" "$state" "$mig"
     truncate -s $size "$img"

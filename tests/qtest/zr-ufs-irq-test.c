@@ -234,6 +234,29 @@ static void test_msix_legacy(void)
     ufs_stop(u);
 }
 
+/*
+ * MSI-X enabled while an interrupt is pending (IS.UTRCS set and enabled
+ * under INTx): the message goes out, it is not taken as already seen.
+ */
+static void test_msix_enable_pending(void)
+{
+    Ufs *u = ufs_start("");
+    Msg m = { .u = u };
+
+    m.addr = guest_alloc(&u->alloc, 4);
+    qtest_writel(u->qts, m.addr, 0);
+    wr(u, A_IS, rd(u, A_IS));
+    prep_tur(u, 0, true);
+    legacy_run(u, 1);
+    g_assert_true(rd(u, A_IS) & R_IS_UTRCS_MASK);
+    m.base = qom_u64(u, "interrupts");      /* INTx assertions so far */
+    qpci_msix_enable(u->dev);
+    msix_entry(&m, false);
+    rd(u, A_IS);
+    g_assert_cmpuint(msgs(&m), ==, 1);
+    ufs_stop(u);
+}
+
 /* MSI (msix=off), set up in config space as Linux does. */
 static void test_msi(void)
 {
@@ -325,12 +348,30 @@ static void test_agg_legacy(void)
     wr(u, A_IS, rd(u, A_IS));
     g_assert_false(rd(u, A_UTRIACR) & IASB);
 
+    /* IAEN cleared after the threshold's interrupt: nothing new to raise */
+    wr(u, A_UTRIACR, 0);
+    g_assert_false(rd(u, A_IS) & R_IS_UTRCS_MASK);
+    wr(u, A_UTRIACR, IAEN | IAPWEN | IACTH(3));
+
     /* the UTRD I bit interrupts at once */
     prep_tur(u, 0, true);
     legacy_run(u, 1);
     g_assert_true(rd(u, A_IS) & R_IS_UTRCS_MASK);
     wr(u, A_UTRIACR, IAEN | CTR);
     wr(u, A_IS, rd(u, A_IS));
+
+    /* ... and so signals what was counted: the timeout does not repeat it */
+    wr(u, A_UTRIACR, IAEN | IAPWEN | IACTH(8) | IATOVAL(5));
+    prep_tur(u, 0, false);
+    legacy_run(u, 1);
+    g_assert_false(rd(u, A_IS) & R_IS_UTRCS_MASK);
+    prep_tur(u, 1, true);
+    legacy_run(u, 2);
+    g_assert_true(rd(u, A_IS) & R_IS_UTRCS_MASK);
+    wr(u, A_IS, rd(u, A_IS));
+    ufs_step(u, 400000);
+    g_assert_false(rd(u, A_IS) & R_IS_UTRCS_MASK);
+    wr(u, A_UTRIACR, IAEN | CTR | IAPWEN | IACTH(3));
 
     /* clearing IAEN with completions counted raises their interrupt */
     prep_tur(u, 0, false);
@@ -399,6 +440,7 @@ static const IrqCase irq_cases[] = {
     { "caps", "legacy", test_caps },
     { "msix-legacy", "legacy", test_msix_legacy },
     { "msi", "legacy", test_msi },
+    { "msix-enable-pending", "legacy", test_msix_enable_pending },
     { "msix-mcq", "mcq", test_msix_mcq },
     { "agg-legacy", "legacy", test_agg_legacy },
     { "agg-mcq", "mcq", test_agg_mcq },

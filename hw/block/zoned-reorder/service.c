@@ -150,7 +150,7 @@ static void zr_service_insert(ZrService *s, ZrCmd *cmd)
  */
 int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
 {
-    uint64_t cost = cmd->xfer_bytes
+    uint64_t cost = cmd->xfer_set
         ? zr_service_cost_bytes_ns(&s->cfg, cmd->op, cmd->xfer_bytes)
         : zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
     int64_t done;

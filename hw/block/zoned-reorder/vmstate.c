@@ -170,7 +170,7 @@ const VMStateDescription vmstate_zr_dispatch = {
  */
 static bool zr_cmd_xfer_needed(void *opaque)
 {
-    return ((ZrCmd *)opaque)->xfer_bytes != 0;
+    return ((ZrCmd *)opaque)->xfer_set;
 }
 
 /* A subsection, so that streams of builds without it still load. */
@@ -181,6 +181,7 @@ static const VMStateDescription vmstate_zr_cmd_xfer = {
     .needed = zr_cmd_xfer_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT64(xfer_bytes, ZrCmd),
+        VMSTATE_BOOL(xfer_set, ZrCmd),
         VMSTATE_END_OF_LIST()
     },
 };

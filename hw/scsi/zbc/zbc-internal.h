@@ -90,6 +90,7 @@ typedef struct ZbcService {
     bool on;
     ZrService svc;
     ZrServiceTimer timer;
+    uint32_t backend_wait;      /* service time over, backend still busy */
     Error *mig_blocker;
 } ZbcService;
 
@@ -152,6 +153,7 @@ struct ZbcReq {
     bool mig_bad;           /* ... from a stream that makes no sense here */
     uint8_t report;         /* ZbcReport held until the service time ends */
     int report_status;      /* ... its SCSI status */
+    bool svc_waiting;       /* service time over, backend still busy */
 };
 
 static inline ZbcState *zbc_state(ZbcReq *r)

@@ -53,8 +53,18 @@ static void zbc_req_report_now(ZbcReq *r, ZbcReport what, int status)
  * sense data of a CHECK CONDITION is built before; nothing changes it
  * until the report.
  */
+/* @r's backend work ended after its service time: it no longer holds. */
+static void zbc_svc_unwait(ZbcReq *r)
+{
+    if (r->svc_waiting) {
+        r->svc_waiting = false;
+        zbc_service(zbc_state(r))->backend_wait--;
+    }
+}
+
 void zbc_req_report(ZbcReq *r, ZbcReport what, int status)
 {
+    zbc_svc_unwait(r);
     if (zbc_svc_busy(r)) {
         trace_zbc_svc_report_held(r->req.tag, r->cmd ? r->cmd->name : "?",
                                   what, status);
@@ -97,6 +107,14 @@ static void zbc_svc_complete(void *opaque, ZrCmd *cmd)
     ZbcReport what = r->report;
 
     if (what == ZBC_REPORT_NONE) {
+        /*
+         * The backend is still at work: under -icount guest time waits
+         * for it, as it waits for ufs-zoned's LUs (zbc_svc_pending()).
+         */
+        if (!r->req.io_canceled) {
+            r->svc_waiting = true;
+            zbc_service(opaque)->backend_wait++;
+        }
         return;
     }
     r->report = ZBC_REPORT_NONE;
@@ -178,10 +196,15 @@ void zbc_svc_kick(ZbcState *s)
     zr_service_timer_kick(&zbc_service(s)->timer);
 }
 
-/* For the vclock hold: the service BH is scheduled, not run yet. */
+/*
+ * For the vclock hold: the service BH is scheduled, not run yet, or a
+ * command's service time is over while its backend still works.
+ */
 bool zbc_svc_pending(ZbcState *s)
 {
-    return zbc_svc_on(s) && zr_service_timer_pending(&zbc_service(s)->timer);
+    return zbc_svc_on(s) &&
+           (zr_service_timer_pending(&zbc_service(s)->timer) ||
+            zbc_service(s)->backend_wait);
 }
 
 /* While the drive is drained nothing starts (nor completes). */
@@ -208,6 +231,7 @@ void zbc_svc_free_req(ZbcReq *r)
 {
     ZbcState *s = zbc_state(r);
 
+    zbc_svc_unwait(r);
     if (zbc_svc_busy(r)) {
         trace_zbc_svc_cancel(r->req.tag);
         zr_service_timer_cancel(&zbc_service(s)->timer, &r->zr);

@@ -8,14 +8,14 @@
  * MSI-X message on vector 0.  A message is an edge: one goes out whenever
  * an enabled interrupt source becomes set that was not set at the last
  * look.  The sources are the IS bits and, while IE.CQES is set, the CQIS
- * event of each CQ separately (5.7.x), so a CQE posted to one CQ while
+ * event of each CQ separately (CQIS, 5.6), so a CQE posted to one CQ while
  * another CQ's event is still pending sends a message of its own, and a
  * handler that clears a source and then polls never misses what arrives
  * after the clear.  Messages leave from the work BH (or the service BH),
  * never from the MMIO handler: a register write that makes a source set
  * (IE, CQIE, a UIC command) defers its message to the work BH.
  *
- * Aggregation (UTRIACR, 5.3.6, for the legacy list; CQIACR per CQ, 5.7.x,
+ * Aggregation (UTRIACR, 5.3.6, for the legacy list; CQIACR per CQ, 5.6,
  * same layout): with IAEN set, a completion raises UTRCS (CQIS.TEPS) only
  * when IACTH completions have been counted or IATOVAL x 40 us have passed
  * since the first of them; a request whose UTRD has the I bit (DW0 bit
@@ -160,6 +160,9 @@ static void ufs_zoned_agg_rearm(UfsZonedState *s)
 static void ufs_zoned_agg_fire(UfsZonedState *s, uint32_t idx,
                                const char *why)
 {
+    /* what was counted is signalled: no timeout or IAEN clear repeats it */
+    s->agg[idx].unsignalled = 0;
+    s->agg[idx].deadline = 0;
     trace_ufs_zoned_agg_fire(idx, s->agg[idx].count, why);
     if (idx == UFSZ_AGG_LEGACY) {
         s->reg.is |= R_IS_UTRCS_MASK;
@@ -172,6 +175,7 @@ static void ufs_zoned_agg_fire(UfsZonedState *s, uint32_t idx,
 static void ufs_zoned_agg_reset_one(UfsZonedState *s, uint32_t idx)
 {
     s->agg[idx].count = 0;
+    s->agg[idx].unsignalled = 0;
     s->agg[idx].deadline = 0;
 }
 
@@ -190,20 +194,20 @@ void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr)
         ufs_zoned_agg_fire(s, idx, "no aggregation");
         return;
     }
-    a->count++;
+    a->count = MIN(a->count + 1, UINT32_MAX - 1);
+    a->unsignalled++;
     if (intr) {
         ufs_zoned_agg_fire(s, idx, "UTRD interrupt bit");
     } else if (a->count >= th) {
-        a->deadline = 0;
         ufs_zoned_agg_fire(s, idx, "counter threshold");
-    } else if (to && !a->deadline) {
-        a->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
-                      (int64_t)to * IACR_TIMEOUT_NS;
-        trace_ufs_zoned_agg_count(idx, a->count, th, a->deadline);
-        ufs_zoned_agg_rearm(s);
     } else {
+        if (to && !a->deadline) {
+            a->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                          (int64_t)to * IACR_TIMEOUT_NS;
+        }
         trace_ufs_zoned_agg_count(idx, a->count, th, a->deadline);
     }
+    ufs_zoned_agg_rearm(s);
 }
 
 /* A write to UTRIACR (@idx = UFSZ_AGG_LEGACY) or to CQ @idx's CQIACR. */
@@ -216,8 +220,10 @@ void ufs_zoned_iacr_write(UfsZonedState *s, uint32_t idx, uint32_t val)
 
     ufs_zoned_iacr_set(s, idx, (val & IACR_IAEN) | params);
     trace_ufs_zoned_agg_ctl(idx, val, ufs_zoned_iacr(s, idx));
-    if ((old & IACR_IAEN) && !(val & IACR_IAEN) && s->agg[idx].count) {
-        ufs_zoned_agg_fire(s, idx, "aggregation disabled");
+    if ((old & IACR_IAEN) && !(val & IACR_IAEN)) {
+        if (s->agg[idx].unsignalled) {
+            ufs_zoned_agg_fire(s, idx, "aggregation disabled");
+        }
         ufs_zoned_agg_reset_one(s, idx);
     } else if (val & IACR_CTR) {
         ufs_zoned_agg_reset_one(s, idx);
@@ -251,7 +257,7 @@ void ufs_zoned_irq_work(UfsZonedState *s)
         }
     }
     ufs_zoned_agg_rearm(s);
-    if (s->irq_msg_pending) {
+    if (s->irq_msg_pending && !s->irq_in_mmio) {
         uint32_t is, cqs;
 
         ufs_zoned_irq_sources(s, &is, &cqs);
@@ -315,6 +321,60 @@ void ufs_zoned_irq_reset(UfsZonedState *s)
         timer_del(s->agg_timer);
     }
     s->irq_msg_pending = false;
+    /* the reset lowered the line; nothing counts as seen */
+    s->intx_level = false;
+    s->irq_is_last = 0;
+    s->irq_cq_last = 0;
+}
+
+/*
+ * The host turned MSI or MSI-X on or off (PCI config space): what is set
+ * now is delivered the new way, as if it had just become set; a message
+ * goes out from the work BH.
+ */
+void ufs_zoned_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
+                                int len)
+{
+    UfsZonedState *s = UFS_ZONED(pci);
+    bool was = ufs_zoned_msg_mode(s);
+
+    pci_default_write_config(pci, addr, val, len);
+    if (ufs_zoned_msg_mode(s) != was) {
+        s->irq_is_last = 0;
+        s->irq_cq_last = 0;
+        s->intx_level = false;
+        ufs_zoned_irq_mmio_begin(s);
+        ufs_zoned_irq_update(s);
+        ufs_zoned_irq_mmio_end(s);
+    }
+}
+
+/*
+ * Before a load is accepted: aggregation state only where aggregation is
+ * on, a timeout only with IATOVAL, no queue beyond the ones configured.
+ */
+bool ufs_zoned_irq_check_loaded(UfsZonedState *s, Error **errp)
+{
+    uint32_t i;
+
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        const UfsZonedAgg *a = &s->agg[i];
+        uint32_t iacr = ufs_zoned_iacr(s, i) &
+                        (IACR_IAEN | IACR_IACTH_MASK | IACR_IATOVAL_MASK);
+
+        ufs_zoned_iacr_set(s, i, iacr);     /* only what a write stores */
+        bool exists = i == UFSZ_AGG_LEGACY || (s->mcq && i < s->mcq_queues);
+
+        if (a->deadline < 0 || a->unsignalled > a->count ||
+            ((a->count || a->deadline) && (!exists || !(iacr & IACR_IAEN))) ||
+            (a->deadline && !(iacr & IACR_IATOVAL_MASK))) {
+            error_setg(errp, "interrupt aggregation %u: count %u (%u not "
+                       "signalled), deadline %" PRId64 " with IACR 0x%08x",
+                       i, a->count, a->unsignalled, a->deadline, iacr);
+            return false;
+        }
+    }
+    return true;
 }
 
 /*

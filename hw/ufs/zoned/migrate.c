@@ -452,12 +452,8 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
         goto fail;
     }
     s->policy = s->dispatch.cfg.policy;
-    for (i = 0; i < UFSZ_AGG_N; i++) {
-        if (s->agg[i].deadline < 0) {
-            error_setg(&err, "interrupt aggregation %u: deadline %" PRId64,
-                       i, s->agg[i].deadline);
-            goto fail;
-        }
+    if (!ufs_zoned_irq_check_loaded(s, &err)) {
+        goto fail;
     }
     s->mig_loaded = true;
     ufs_zoned_irq_post_load(s);
@@ -694,15 +690,31 @@ static const VMStateDescription vmstate_ufs_zoned_agg = {
     .minimum_version_id = 1,
     .fields = (const VMStateField[]) {
         VMSTATE_UINT32(count, UfsZonedAgg),
+        VMSTATE_UINT32(unsignalled, UfsZonedAgg),
         VMSTATE_INT64(deadline, UfsZonedAgg),
         VMSTATE_END_OF_LIST()
     },
 };
 
-/* irq.c's state; a stream without it (an older build) had INTx only. */
+/*
+ * irq.c's state, sent only when it is not at its reset values, so that a
+ * controller with msi=off,msix=off and no aggregation under way migrates
+ * to and from builds that predate it.
+ */
 static bool ufs_zoned_irq_needed(void *opaque)
 {
-    return true;
+    UfsZonedState *s = opaque;
+    uint32_t i;
+
+    if (s->irq_msg_pending) {
+        return true;
+    }
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        if (s->agg[i].count || s->agg[i].unsignalled || s->agg[i].deadline) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static const VMStateDescription vmstate_ufs_zoned_irq = {
@@ -712,7 +724,6 @@ static const VMStateDescription vmstate_ufs_zoned_irq = {
     .needed = ufs_zoned_irq_needed,
     .fields = (const VMStateField[]) {
         VMSTATE_BOOL(irq_msg_pending, UfsZonedState),
-        VMSTATE_UINT64(interrupts, UfsZonedState),
         VMSTATE_STRUCT_ARRAY(agg, UfsZonedState, UFSZ_AGG_N, 1,
                              vmstate_ufs_zoned_agg, UfsZonedAgg),
         VMSTATE_END_OF_LIST()

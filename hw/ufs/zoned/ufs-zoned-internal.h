@@ -151,6 +151,7 @@ typedef struct UfsZonedSq {
 
 typedef struct UfsZonedAgg {
     uint32_t count;             /* completions counted since CTR */
+    uint32_t unsignalled;       /* of them, since the last interrupt */
     int64_t deadline;           /* QEMU_CLOCK_VIRTUAL ns; 0 = no timer */
 } UfsZonedAgg;
 
@@ -293,6 +294,7 @@ bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp);
 void ufs_zoned_irq_cleanup(UfsZonedState *s);
 void ufs_zoned_irq_reset(UfsZonedState *s);
 void ufs_zoned_irq_post_load(UfsZonedState *s);
+bool ufs_zoned_irq_check_loaded(UfsZonedState *s, Error **errp);
 void ufs_zoned_irq_update(UfsZonedState *s);
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits);
 void ufs_zoned_irq_mmio_begin(UfsZonedState *s);
@@ -301,6 +303,8 @@ void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr);
 void ufs_zoned_iacr_write(UfsZonedState *s, uint32_t idx, uint32_t val);
 uint32_t ufs_zoned_iacr_read(UfsZonedState *s, uint32_t idx);
 void ufs_zoned_irq_work(UfsZonedState *s);
+void ufs_zoned_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
+                                int len);
 void ufs_zoned_regs_reset(UfsZonedState *s);
 
 /* ahit.c */

@@ -355,6 +355,7 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
 
     pc->realize = ufs_zoned_realize;
     pc->exit = ufs_zoned_exit;
+    pc->config_write = ufs_zoned_irq_config_write;
     pc->vendor_id = PCI_VENDOR_ID_REDHAT;
     pc->device_id = PCI_DEVICE_ID_REDHAT_UFS;
     pc->class_id = PCI_CLASS_STORAGE_UFS;

@@ -805,6 +805,7 @@ static void ufs_zoned_command(UfsZonedReq *req)
                 req);
     /* what the command moves, in bytes: the LUs' block sizes differ */
     req->zr.xfer_bytes = req->dd == UFS_UTP_NO_DATA_TRANSFER ? 0 : exp;
+    req->zr.xfer_set = true;
     /* Only zoned LUs take part in the per-zone write accounting. */
     dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
     req->zr.zone_untracked = !dev || dev->lun != req->upiu.header.lun ||

@@ -219,8 +219,13 @@ static void test_cost_xfer_bytes(void)
     zr_cmd_init(&a, 1, 0, ZR_OP_WRITE, 0, 8, NULL);          /* 8 x 512 */
     zr_cmd_init(&b, 2, 0, ZR_OP_WRITE, 0, 1, NULL);
     b.xfer_bytes = 64 * 1024;                /* one 64 KiB block, say */
+    b.xfer_set = true;
     g_assert_cmpint(zr_service_start(&s, &a, 0), ==, 110);
     g_assert_cmpint(zr_service_start(&s, &b, 0), ==, 260);
+    /* set, and 0: no transfer, whatever @len says */
+    zr_cmd_init(&a, 3, 0, ZR_OP_WRITE, 0, 8, NULL);
+    a.xfer_set = true;
+    g_assert_cmpint(zr_service_start(&s, &a, 0), ==, 100);
 }
 
 /* Two back-end units: the third command waits for the first to finish. */

@@ -86,11 +86,13 @@ typedef struct ZrCmd {
     uint64_t lba;
     uint64_t len;           /* blocks */
     /*
-     * Bytes moved, for the service model's per-4 KiB cost; 0 = @len
-     * blocks of the model's block_size (devices whose LUs differ in block
-     * size set it after zr_cmd_init())
+     * Bytes moved, for the service model's per-4 KiB cost, when
+     * @xfer_set; otherwise @len blocks of the model's block_size count
+     * (devices whose LUs differ in block size set both after
+     * zr_cmd_init())
      */
     uint64_t xfer_bytes;
+    bool xfer_set;
     void *opaque;
     /* Left out of per-zone write accounting (e.g. an LU with no zones) */
     bool zone_untracked;
