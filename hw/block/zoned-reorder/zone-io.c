@@ -682,3 +682,24 @@ void zr_zone_write_restore_abort(ZrZoneModel *m)
         }
     }
 }
+
+void zr_zone_mask_unwritten(const ZrZoneModel *m, uint64_t lba, uint64_t len,
+                            uint8_t *buf, uint32_t block_size)
+{
+    uint64_t pos = lba, end = lba + len;
+
+    while (pos < end) {
+        const ZrZone *z = &m->zones[pos >> m->zone_shift];
+        uint64_t zend = MIN(end, z->start + z->size);
+
+        if (zr_zone_is_seq(z)) {
+            uint64_t from = MAX(pos, z->wend);
+
+            if (from < zend) {
+                memset(buf + (from - lba) * block_size, 0,
+                       (zend - from) * block_size);
+            }
+        }
+        pos = zend;
+    }
+}

@@ -34,6 +34,7 @@
 #include "system/block-backend.h"
 #include "system/reset.h"
 #include "system/runstate.h"
+#include "hw/block/zoned-reorder/service-props.h"
 #include "zbc-internal.h"
 #include "trace.h"
 
@@ -1013,18 +1014,7 @@ static const Property zbc_props[] = {
     DEFINE_PROP_DRIVE("zone-state", ZbcState, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", ZbcState, zs_format, false),
     /* The service-time model (zbc-service.c): all 0, off. */
-    DEFINE_PROP_UINT64("lat-read-ns", ZbcInstance,
-                       svc.params.lat_read_ns, 0),
-    DEFINE_PROP_UINT64("lat-write-ns", ZbcInstance,
-                       svc.params.lat_write_ns, 0),
-    DEFINE_PROP_UINT64("lat-other-ns", ZbcInstance,
-                       svc.params.lat_other_ns, 0),
-    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", ZbcInstance,
-                       svc.params.xfer_read_ns, 0),
-    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", ZbcInstance,
-                       svc.params.xfer_write_ns, 0),
-    DEFINE_PROP_UINT32("max-parallel", ZbcInstance,
-                       svc.params.max_parallel, 0),
+    DEFINE_ZR_SERVICE_PROPS(ZbcInstance, svc.params, 0, 0, 0, 0, 0, 0),
 };
 
 static void zbc_instance_init(Object *obj)
@@ -1168,20 +1158,9 @@ static void zbc_class_init(ObjectClass *oc, void *data)
         "format the zone-state drive anew, whatever it holds (every zone "
         "EMPTY)");
 
-    object_class_property_set_description(oc, "lat-read-ns",
-        "modelled service time of a READ, in ns of the virtual clock "
-        "(0 with every other service property: no service-time model)");
-    object_class_property_set_description(oc, "lat-write-ns",
-        "modelled service time of a WRITE, in ns");
-    object_class_property_set_description(oc, "lat-other-ns",
-        "modelled service time of SYNCHRONIZE CACHE and the zone "
-        "operations (ZBC OUT), in ns");
-    object_class_property_set_description(oc, "xfer-read-ns-per-4k",
-        "modelled transfer time of a READ per started 4 KiB, added to "
-        "lat-read-ns");
-    object_class_property_set_description(oc, "xfer-write-ns-per-4k",
-        "modelled transfer time of a WRITE per started 4 KiB, added to "
-        "lat-write-ns");
+    /* all 0 (the default): no service-time model */
+    zr_service_props_describe(oc, "SYNCHRONIZE CACHE and the zone "
+                              "operations (ZBC OUT)");
     object_class_property_set_description(oc, "max-parallel",
         "medium commands in service at once (0 = no limit); any service "
         "property set blocks migration");

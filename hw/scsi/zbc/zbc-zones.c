@@ -162,20 +162,5 @@ bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb)
 void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
                              uint8_t *buf)
 {
-    uint64_t pos = lba, end = lba + nb;
-
-    while (pos < end) {
-        const ZrZone *z = zr_zone_at(&s->zones, pos);
-        uint64_t zend = MIN(end, z->start + z->size);
-
-        if (zr_zone_is_seq(z)) {
-            uint64_t from = MAX(pos, z->wend);
-
-            if (from < zend) {
-                memset(buf + (from - lba) * s->block_size, 0,
-                       (zend - from) * s->block_size);
-            }
-        }
-        pos = zend;
-    }
+    zr_zone_mask_unwritten(&s->zones, lba, nb, buf, s->block_size);
 }

@@ -15,6 +15,7 @@
 #include "hw/pci/pci.h"
 #include "hw/scsi/scsi-zbc.h"
 #include "system/system.h"
+#include "hw/block/zoned-reorder/service-props.h"
 #include "ufs-zoned-internal.h"
 #include "trace.h"
 
@@ -322,18 +323,13 @@ static const Property ufs_zoned_props[] = {
     DEFINE_PROP_UINT32("mcq-queues", UfsZonedState, mcq_queues,
                        UFSZ_MCQ_DEFAULT_QUEUES),
     DEFINE_PROP_UINT64("reorder-seed", UfsZonedState, seed, 1),
-    DEFINE_PROP_UINT64("lat-read-ns", UfsZonedState,
-                       svc_params.lat_read_ns, UFSZ_DEFAULT_LAT_READ_NS),
-    DEFINE_PROP_UINT64("lat-write-ns", UfsZonedState,
-                       svc_params.lat_write_ns, UFSZ_DEFAULT_LAT_WRITE_NS),
-    DEFINE_PROP_UINT64("lat-other-ns", UfsZonedState,
-                       svc_params.lat_other_ns, UFSZ_DEFAULT_LAT_OTHER_NS),
-    DEFINE_PROP_UINT64("xfer-read-ns-per-4k", UfsZonedState,
-                       svc_params.xfer_read_ns, UFSZ_DEFAULT_XFER_READ_NS),
-    DEFINE_PROP_UINT64("xfer-write-ns-per-4k", UfsZonedState,
-                       svc_params.xfer_write_ns, UFSZ_DEFAULT_XFER_WRITE_NS),
-    DEFINE_PROP_UINT32("max-parallel", UfsZonedState,
-                       svc_params.max_parallel, UFSZ_DEFAULT_MAX_PARALLEL),
+    DEFINE_ZR_SERVICE_PROPS(UfsZonedState, svc_params,
+                            UFSZ_DEFAULT_LAT_READ_NS,
+                            UFSZ_DEFAULT_LAT_WRITE_NS,
+                            UFSZ_DEFAULT_LAT_OTHER_NS,
+                            UFSZ_DEFAULT_XFER_READ_NS,
+                            UFSZ_DEFAULT_XFER_WRITE_NS,
+                            UFSZ_DEFAULT_MAX_PARALLEL),
     DEFINE_PROP_BOOL("default-lu", UfsZonedState, default_lu, true),
     DEFINE_PROP_BOOL("auto-hibernate", UfsZonedState, auto_hibernate, false),
     DEFINE_PROP_BOOL("msi", UfsZonedState, msi_on, true),
@@ -373,20 +369,9 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
         "MCQ queue pairs advertised in MCQCAP.MAXQ (1-32)");
     object_class_property_set_description(oc, "reorder-seed",
         "seed of the random reorder policy (same seed, same order)");
-    object_class_property_set_description(oc, "lat-read-ns",
-        "modelled service time of a read");
-    object_class_property_set_description(oc, "lat-write-ns",
-        "modelled service time of a write");
-    object_class_property_set_description(oc, "lat-other-ns",
-        "modelled service time of other commands");
-    object_class_property_set_description(oc, "xfer-read-ns-per-4k",
-        "modelled transfer time of a read, per 4 KiB moved (from the "
-        "UPIU's expected data transfer length), added to lat-read-ns");
-    object_class_property_set_description(oc, "xfer-write-ns-per-4k",
-        "modelled transfer time of a write, per 4 KiB moved, added to "
-        "lat-write-ns");
-    object_class_property_set_description(oc, "max-parallel",
-        "commands in service at once (0 = no limit)");
+    /* bytes moved come from the UPIU's expected data transfer length */
+    zr_service_props_describe(oc, "the other commands (SYNCHRONIZE CACHE, "
+                              "zone operations, REPORT ZONES, ...)");
     object_class_property_set_description(oc, "default-lu",
         "add a null-backed scsi-zbc LU 0 when no LU is attached");
     object_class_property_set_description(oc, "auto-hibernate",

@@ -319,6 +319,13 @@ bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp);
 void zr_zone_write_restore_abort(ZrZoneModel *m);
 ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
                             uint64_t len, unsigned flags);
+/*
+ * Read data of [@lba, @lba + @len) in @buf (@block_size bytes a block):
+ * zero what lies above each sequential zone's written end (ZrZone.wend),
+ * which reads as the initialization pattern whatever the backend holds.
+ */
+void zr_zone_mask_unwritten(const ZrZoneModel *m, uint64_t lba, uint64_t len,
+                            uint8_t *buf, uint32_t block_size);
 
 /* Test and debug hooks (error injection) */
 ZrResult zr_zone_set_read_only(ZrZoneModel *m, uint64_t lba);

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvme-zns-ns: a zoned namespace (ZNS 1.1) of an nvme-zns controller.
+ * Its zones are the zoned-reorder core's zone model (ZNS flavour); the
+ * data is on its drive, or nowhere when it has none (null-backed: writes
+ * are checked and dropped, reads return zeros).
+ */
+
+#include "qemu/osdep.h"
+#include "qapi/error.h"
+#include "qemu/error-report.h"
+#include "qemu/module.h"
+#include "qemu/units.h"
+#include "hw/qdev-properties.h"
+#include "hw/qdev-properties-system.h"
+#include "nvme-zns-internal.h"
+#include "trace.h"
+
+#define NZ_NS_DEFAULT_SIZE      (1 * GiB)
+#define NZ_NS_DEFAULT_ZONE      (4 * MiB)
+
+NzNs *nz_ns_get(NzCtrl *s, uint32_t nsid)
+{
+    return nsid >= 1 && nsid <= NZ_MAX_NS ? s->ns[nsid] : NULL;
+}
+
+/*
+ * A zone's descriptor changed other than by a host command (it went read
+ * only or offline): it goes on the Changed Zone List (ZNS 5.3.1) and,
+ * if the host asked for it, a Zone Descriptor Changed notice follows.
+ */
+void nz_ns_zone_changed(NzNs *ns, uint64_t zslba)
+{
+    uint32_t i;
+
+    for (i = 0; i < ns->nr_changed; i++) {
+        if (ns->changed[i] == zslba) {
+            return;
+        }
+    }
+    if (ns->nr_changed < NZ_MAX_CHANGED_ZONES) {
+        ns->changed[ns->nr_changed++] = zslba;
+    } else {
+        ns->changed_overflow = true;
+    }
+    trace_nvme_zns_zone_changed(ns->nsid, zslba);
+    if (ns->ctrl && (ns->ctrl->aec & (1u << 27))) {
+        /* ZNS 5.5: notice EFh, Changed Zone List log BFh */
+        nz_aer_event(ns->ctrl, NVME_AER_TYPE_NOTICE, 0xef, 0xbf);
+    }
+}
+
+static bool nz_ns_geometry(NzNs *ns, Error **errp)
+{
+    ZrZoneConfig zc = { .flavour = ZR_FLAVOUR_ZNS };
+    uint64_t bytes;
+
+    if (ns->block_size != 512 && ns->block_size != 4096) {
+        error_setg(errp, "nvme-zns-ns: block-size must be 512 or 4096");
+        return false;
+    }
+    ns->lbads = ctz32(ns->block_size);
+    if (ns->blkconf.blk) {
+        int64_t len = blk_getlength(ns->blkconf.blk);
+
+        if (len < 0) {
+            error_setg_errno(errp, -len, "nvme-zns-ns: cannot get the "
+                             "drive's size");
+            return false;
+        }
+        bytes = len;
+        ns->null_backed = false;
+    } else {
+        bytes = ns->size ? ns->size : NZ_NS_DEFAULT_SIZE;
+        ns->null_backed = true;
+    }
+    if (!ns->zone_size || ns->zone_size % ns->block_size ||
+        !is_power_of_2(ns->zone_size / ns->block_size)) {
+        error_setg(errp, "nvme-zns-ns: zone-size must be a power of two "
+                   "number of blocks");
+        return false;
+    }
+    ns->zone_blocks = ns->zone_size / ns->block_size;
+    if (ns->zone_cap % ns->block_size || ns->zone_cap > ns->zone_size) {
+        error_setg(errp, "nvme-zns-ns: zone-capacity must be whole blocks "
+                   "and at most zone-size");
+        return false;
+    }
+    /* ZNS zones are all the same size: whole zones only */
+    ns->nr_blocks = bytes / ns->zone_size * ns->zone_blocks;
+    if (!ns->nr_blocks) {
+        error_setg(errp, "nvme-zns-ns: the namespace holds no whole zone "
+                   "(%" PRIu64 " bytes, zones of %" PRIu64 ")", bytes,
+                   ns->zone_size);
+        return false;
+    }
+    zc.nr_blocks = ns->nr_blocks;
+    zc.zone_size = ns->zone_blocks;
+    zc.zone_cap = ns->zone_cap / ns->block_size;
+    zc.max_open = ns->max_open;
+    zc.max_active = ns->max_active;
+    if (zc.max_open && zc.max_active && zc.max_open > zc.max_active) {
+        error_setg(errp, "nvme-zns-ns: max-open must not exceed max-active");
+        return false;
+    }
+    if (!zr_zone_model_init(&ns->zones, &zc, errp)) {
+        return false;
+    }
+    ns->realized_zones = true;
+    return true;
+}
+
+bool nz_ns_attach(NzCtrl *s, NzNs *ns, Error **errp)
+{
+    uint32_t id = ns->nsid;
+
+    if (!id) {
+        for (id = 1; id <= NZ_MAX_NS && s->ns[id]; id++) {
+            ;
+        }
+    }
+    if (id < 1 || id > NZ_MAX_NS) {
+        error_setg(errp, "nvme-zns-ns: nsid must be 1 to %d", NZ_MAX_NS);
+        return false;
+    }
+    if (s->ns[id]) {
+        error_setg(errp, "nvme-zns-ns: nsid %u is taken", id);
+        return false;
+    }
+    ns->nsid = id;
+    ns->ctrl = s;
+    s->ns[id] = ns;
+    return true;
+}
+
+void nz_ns_detach(NzCtrl *s, NzNs *ns)
+{
+    if (ns->nsid >= 1 && ns->nsid <= NZ_MAX_NS && s->ns[ns->nsid] == ns) {
+        s->ns[ns->nsid] = NULL;
+    }
+    ns->ctrl = NULL;
+}
+
+static void nz_ns_realize(DeviceState *dev, Error **errp)
+{
+    NzNs *ns = NVME_ZNS_NS(dev);
+    BusState *bus = qdev_get_parent_bus(dev);
+    NzCtrl *s;
+
+    if (!bus || !object_dynamic_cast(OBJECT(bus), TYPE_NVME_ZNS_BUS)) {
+        error_setg(errp, "nvme-zns-ns: must be on an nvme-zns controller's "
+                   "bus");
+        return;
+    }
+    s = NVME_ZNS(bus->parent);
+    if (ns->blkconf.blk) {
+        if (!blkconf_apply_backend_options(&ns->blkconf, false, false,
+                                           errp)) {
+            return;
+        }
+    }
+    if (!nz_ns_geometry(ns, errp)) {
+        return;
+    }
+    zr_zone_set_io_done(&ns->zones, nz_io_zone_released, ns);
+    if (!nz_ns_attach(s, ns, errp)) {
+        zr_zone_model_cleanup(&ns->zones);
+        ns->realized_zones = false;
+        return;
+    }
+    trace_nvme_zns_ns_realize(ns->nsid, ns->nr_blocks, ns->block_size,
+                              ns->zone_blocks, ns->zones.nr_zones,
+                              ns->null_backed);
+}
+
+static void nz_ns_unrealize(DeviceState *dev)
+{
+    NzNs *ns = NVME_ZNS_NS(dev);
+
+    if (ns->ctrl) {
+        nz_ns_detach(ns->ctrl, ns);
+    }
+    if (ns->realized_zones) {
+        zr_zone_model_cleanup(&ns->zones);
+        ns->realized_zones = false;
+    }
+}
+
+static const Property nz_ns_props[] = {
+    DEFINE_PROP_DRIVE("drive", NzNs, blkconf.blk),
+    DEFINE_PROP_UINT32("nsid", NzNs, nsid, 0),
+    DEFINE_PROP_SIZE("size", NzNs, size, 0),
+    DEFINE_PROP_UINT32("block-size", NzNs, block_size, 4096),
+    DEFINE_PROP_SIZE("zone-size", NzNs, zone_size, NZ_NS_DEFAULT_ZONE),
+    DEFINE_PROP_SIZE("zone-capacity", NzNs, zone_cap, 0),
+    DEFINE_PROP_UINT32("max-open", NzNs, max_open, 0),
+    DEFINE_PROP_UINT32("max-active", NzNs, max_active, 0),
+    DEFINE_PROP_BOOL("cross-zone-read", NzNs, razb, true),
+};
+
+static void nz_ns_class_init(ObjectClass *oc, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(oc);
+
+    set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
+    dc->bus_type = TYPE_NVME_ZNS_BUS;
+    dc->realize = nz_ns_realize;
+    dc->unrealize = nz_ns_unrealize;
+    /*
+     * The default namespace is realized once the machine is ready, which
+     * counts as a hot plug; a user's device_add still fails, as the bus
+     * has no hotplug handler.
+     */
+    dc->hotpluggable = true;
+    dc->desc = "zoned namespace (ZNS) of an nvme-zns controller";
+    device_class_set_props(dc, nz_ns_props);
+
+    object_class_property_set_description(oc, "drive",
+        "the data; none: null-backed (writes dropped, reads zeros)");
+    object_class_property_set_description(oc, "nsid",
+        "namespace ID, 1-8 (0: the lowest free)");
+    object_class_property_set_description(oc, "size",
+        "null-backed only: bytes (default 1 GiB)");
+    object_class_property_set_description(oc, "block-size",
+        "logical block size: 512 or 4096");
+    object_class_property_set_description(oc, "zone-size",
+        "bytes per zone, a power of two number of blocks (default 4 MiB)");
+    object_class_property_set_description(oc, "zone-capacity",
+        "writable bytes per zone (0 = the zone size)");
+    object_class_property_set_description(oc, "max-open",
+        "maximum open zones, MOR + 1 (0 = no limit)");
+    object_class_property_set_description(oc, "max-active",
+        "maximum active zones, MAR + 1 (0 = no limit)");
+    object_class_property_set_description(oc, "cross-zone-read",
+        "OZCS.RAZB: reads may cross zone boundaries");
+}
+
+static const TypeInfo nz_ns_info = {
+    .name = TYPE_NVME_ZNS_NS,
+    .parent = TYPE_DEVICE,
+    .instance_size = sizeof(NzNs),
+    .class_init = nz_ns_class_init,
+};
+
+static void nz_ns_register_types(void)
+{
+    type_register_static(&nz_ns_info);
+}
+
+type_init(nz_ns_register_types)

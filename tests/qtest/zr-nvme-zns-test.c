@@ -1,0 +1,811 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * nvme-zns qtests: bring-up, Identify, logs, features, the I/O and zoned
+ * commands and their statuses, the reorder policies' start order across
+ * SQs, reset with I/O in flight, and bad input.  Spec references as in
+ * hw/nvme/zns/nvme-zns-internal.h.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "zr-nvme-helpers.h"
+
+#define ZONE            1024        /* default: 4 MiB zones of 4 KiB blocks */
+#define DEV(props)      "-device nvme-zns,id=nz0,addr=04.0" props
+
+/* No service time: starts and completions follow at once */
+#define FAST            ",lat-read-ns=0,lat-write-ns=0,lat-other-ns=0," \
+                        "xfer-read-ns-per-4k=0,xfer-write-ns-per-4k=0"
+
+static Nzt *nzt_start(const char *extra, uint32_t nq)
+{
+    Nzt *n = nzt_boot(extra);
+    uint32_t q;
+
+    nzt_enable(n);
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES,
+                                    (nq - 1) | (nq - 1) << 16, NULL), ==,
+                    NVME_SUCCESS);
+    for (q = 1; q <= nq; q++) {
+        nzt_create_ioq(n, q, NZT_QSIZE, 0);
+    }
+    return n;
+}
+
+/* CAP, VS, enable; Identify Controller as Linux 6.12 reads it */
+static void test_bringup(void)
+{
+    Nzt *n = nzt_boot(DEV(""));
+    uint64_t cap = nzt_rd64(n, NVME_REG_CAP);
+    g_autofree NvmeIdCtrl *id = g_new0(NvmeIdCtrl, 1);
+    uint8_t zoned[4096];
+
+    g_assert_cmpuint(NVME_CAP_MQES(cap), ==, 1023);
+    g_assert_cmpuint(NVME_CAP_CQR(cap), ==, 1);
+    g_assert_cmpuint(NVME_CAP_CSS(cap) & NVME_CAP_CSS_IOCSS, !=, 0);
+    g_assert_cmpuint(NVME_CAP_CSS(cap) & NVME_CAP_CSS_NCSS, !=, 0);
+    g_assert_cmpuint(NVME_CAP_DSTRD(cap), ==, 0);
+    g_assert_cmpuint(NVME_CAP_MPSMIN(cap), ==, 0);
+    g_assert_cmpuint(NVME_CAP_TO(cap), >, 0);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_VS), ==, 0x20000);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_CSTS), ==, 0);
+    nzt_enable(n);
+
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CTRL, 0, 0, id), ==, 0);
+    g_assert_cmphex(le16_to_cpu(id->vid), ==, 0x1af4);
+    g_assert_cmpuint(id->mdts, ==, 7);
+    g_assert_cmphex(id->sqes, ==, 0x66);
+    g_assert_cmphex(id->cqes, ==, 0x44);
+    g_assert_cmpuint(le32_to_cpu(id->nn), ==, 8);
+    g_assert_cmphex(le32_to_cpu(id->oaes) & (1u << 27), !=, 0);
+    g_assert_cmphex(id->lpa & NVME_LPA_CSE, !=, 0);
+    g_assert_cmphex(le32_to_cpu(id->sgls) & 3, ==, 1);
+    g_assert_cmpuint(id->cntrltype, ==, 1);
+    g_assert_true(g_str_has_prefix((char *)id->subnqn, "nqn."));
+
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_CTRL, 0, NVME_CSI_ZONED,
+                                 zoned), ==, 0);
+    g_assert_cmpuint(zoned[0], ==, 0);      /* ZASL 0: MDTS */
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_CTRL, 0, 5, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Identify Namespace, its zoned data, lists, descriptors (Base 5.17) */
+static void test_identify_ns(void)
+{
+    Nzt *n = nzt_boot(DEV("") " -device nvme-zns-ns,bus=nz0,nsid=1,"
+                      "zone-size=8M,zone-capacity=6M,max-open=3,"
+                      "max-active=5,size=256M");
+    g_autofree NvmeIdNs *id = g_new0(NvmeIdNs, 1);
+    g_autofree NvmeIdNsZoned *z = g_new0(NvmeIdNsZoned, 1);
+    uint32_t list[1024];
+    uint8_t d[4096];
+    uint64_t iocs;
+
+    nzt_enable(n);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_NS_ACTIVE_LIST, 0, 0, list),
+                    ==, 0);
+    g_assert_cmpuint(le32_to_cpu(list[0]), ==, 1);
+    g_assert_cmpuint(list[1], ==, 0);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_NS, 1, 0, id), ==, 0);
+    g_assert_cmpuint(le64_to_cpu(id->nsze), ==, 65536);
+    g_assert_cmpuint(id->lbaf[0].ds, ==, 12);
+    g_assert_cmphex(id->dlfeat & 7, ==, 1);
+    /* an inactive NSID in range: zeros; out of range: Invalid NSID */
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_NS, 2, 0, id), ==, 0);
+    g_assert_cmpuint(id->nsze, ==, 0);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_NS, 9, 0, NULL), ==,
+                    NVME_INVALID_NSID | NVME_DNR);
+
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_NS, 1, NVME_CSI_ZONED, z),
+                    ==, 0);
+    g_assert_cmpuint(le64_to_cpu(z->lbafe[0].zsze), ==, 2048);
+    g_assert_cmpuint(le32_to_cpu(z->mor), ==, 2);
+    g_assert_cmpuint(le32_to_cpu(z->mar), ==, 4);
+    g_assert_cmpuint(le16_to_cpu(z->zoc), ==, 0);
+
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_NS_DESCR_LIST, 1, 0, d), ==,
+                    0);
+    /* EUI-64 (4 + 8), NGUID (4 + 16), then the CSI descriptor */
+    g_assert_cmpuint(d[0], ==, NVME_NIDT_EUI64);
+    g_assert_cmpuint(d[12], ==, NVME_NIDT_NGUID);
+    g_assert_cmpuint(d[32], ==, NVME_NIDT_CSI);
+    g_assert_cmpuint(d[36], ==, NVME_CSI_ZONED);
+
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_NS_ACTIVE_LIST, 0,
+                                 NVME_CSI_ZONED, list), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(list[0]), ==, 1);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_NS_ACTIVE_LIST, 0,
+                                 NVME_CSI_NVM, list), ==, 0);
+    g_assert_cmpuint(list[0], ==, 0);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_IO_COMMAND_SET, 0, 0, d), ==,
+                    0);
+    memcpy(&iocs, d, 8);
+    g_assert_cmphex(le64_to_cpu(iocs), ==, 0x5);
+    g_assert_cmphex(nzt_identify(n, 0x42, 0, 0, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Commands Supported and Effects per CSI, SMART, errors, unknown page */
+static void test_log_pages(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    g_autofree NvmeEffectsLog *e = g_new0(NvmeEffectsLog, 1);
+    NvmeErrorLog err[4];
+    NvmeSmartLog smart;
+
+    g_assert_cmphex(nzt_get_log(n, NVME_LOG_CMD_EFFECTS, NVME_CSI_ZONED, 0,
+                                e, sizeof(*e)), ==, 0);
+    g_assert_cmphex(le32_to_cpu(e->iocs[NVME_CMD_ZONE_APPEND]) &
+                    NVME_CMD_EFF_CSUPP, !=, 0);
+    g_assert_cmphex(le32_to_cpu(e->iocs[NVME_CMD_ZONE_MGMT_SEND]) &
+                    NVME_CMD_EFF_CSUPP, !=, 0);
+    g_assert_cmphex(le32_to_cpu(e->acs[NVME_ADM_CMD_IDENTIFY]), ==,
+                    NVME_CMD_EFF_CSUPP);
+    g_assert_cmphex(nzt_get_log(n, NVME_LOG_CMD_EFFECTS, NVME_CSI_NVM, 0,
+                                e, sizeof(*e)), ==, 0);
+    g_assert_cmphex(e->iocs[NVME_CMD_ZONE_APPEND], ==, 0);
+
+    g_assert_cmphex(nzt_write(n, 1, 0, 1, 0x11), ==, 0);
+    g_assert_cmphex(nzt_get_log(n, NVME_LOG_SMART_INFO, 0,
+                                NVME_NSID_BROADCAST, &smart, sizeof(smart)),
+                    ==, 0);
+    g_assert_cmpuint(le64_to_cpu(smart.host_write_commands[0]), ==, 1);
+    g_assert_cmpuint(le64_to_cpu(smart.data_units_written[0]), ==, 1);
+
+    /* a failed command lands in the error log */
+    g_assert_cmphex(nzt_write(n, 1, 5, 1, 0x11), ==, NVME_ZONE_INVALID_WRITE);
+    g_assert_cmphex(nzt_get_log(n, NVME_LOG_ERROR_INFO, 0, 0, err,
+                                sizeof(err)), ==, 0);
+    g_assert_cmpuint(le64_to_cpu(err[0].error_count), ==, 1);
+    g_assert_cmphex(le16_to_cpu(err[0].status_field) >> 1, ==,
+                    NVME_ZONE_INVALID_WRITE);
+    g_assert_cmpuint(le16_to_cpu(err[0].sqid), ==, 1);
+    g_assert_cmphex(nzt_get_log(n, 0x70, 0, 0, NULL, 512), ==,
+                    NVME_INVALID_LOG_ID | NVME_DNR);
+    g_assert_cmphex(nzt_get_log(n, NVME_LOG_SMART_INFO, 0, 1, NULL, 512), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Set/Get Features (Base 5.27) */
+static void test_features(void)
+{
+    Nzt *n = nzt_boot(DEV(",queues=4"));
+    uint32_t dw0;
+    NvmeCmd cmd = { .opcode = NVME_ADM_CMD_SET_FEATURES };
+
+    nzt_enable(n);
+    g_assert_cmphex(nzt_get_feature(n, NVME_NUMBER_OF_QUEUES, 0, 0, &dw0), ==,
+                    0);
+    g_assert_cmphex(dw0, ==, 0x00030003);
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0x00070001,
+                                    &dw0), ==, 0);
+    g_assert_cmphex(dw0, ==, 0x00030001);   /* 2 SQs, 4 CQs (0's based) */
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0, NULL), ==,
+                    NVME_CMD_SEQ_ERROR | NVME_DNR);
+
+    g_assert_cmphex(nzt_set_feature(n, NVME_ARBITRATION, 0x3, NULL), ==, 0);
+    g_assert_cmphex(nzt_get_feature(n, NVME_ARBITRATION, 0, 0, &dw0), ==, 0);
+    g_assert_cmphex(dw0, ==, 3);
+    g_assert_cmphex(nzt_get_feature(n, NVME_ARBITRATION, 1, 0, &dw0), ==, 0);
+    g_assert_cmphex(dw0, ==, 0);
+    g_assert_cmphex(nzt_get_feature(n, NVME_ARBITRATION, 3, 0, &dw0), ==, 0);
+    g_assert_cmphex(dw0 & NVME_FEAT_CAP_CHANGE, !=, 0);
+
+    g_assert_cmphex(nzt_set_feature(n, NVME_VOLATILE_WRITE_CACHE, 0, NULL),
+                    ==, 0);
+    g_assert_cmphex(nzt_get_feature(n, NVME_VOLATILE_WRITE_CACHE, 0, 0, &dw0),
+                    ==, 0);
+    g_assert_cmphex(dw0, ==, 0);
+
+    /* the timestamp the host set comes back, advanced by guest time */
+    qtest_writeq(n->qts, n->data, 1000000);
+    g_assert_cmphex(nzt_set_feature(n, NVME_TIMESTAMP, 0, NULL), ==, 0);
+    nzt_step(n, 5000000);
+    g_assert_cmphex(nzt_get_feature(n, NVME_TIMESTAMP, 0, 0, NULL), ==, 0);
+    g_assert_cmpuint(qtest_readq(n->qts, n->data) & 0xffffffffffffULL, >=,
+                     1000005);
+
+    /* saving is not supported; unknown features are invalid */
+    cmd.cdw10 = cpu_to_le32(NVME_ARBITRATION | 1u << 31);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==,
+                    NVME_FID_NOT_SAVEABLE | NVME_DNR);
+    g_assert_cmphex(nzt_set_feature(n, 0x7f, 0, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmphex(nzt_set_feature(n, NVME_POWER_MANAGEMENT, 1, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Write, read back; above the write pointer reads zeros (DLFEAT) */
+static void test_write_read(void)
+{
+    g_autofree char *img = NULL;
+    g_autofree char *args = NULL;
+    int fd = g_file_open_tmp("zr-nvme-XXXXXX", &img, NULL);
+    uint8_t buf[3 * 4096];
+    Nzt *n;
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, 64 * 1024 * 1024), ==, 0);
+    /* stale data where nothing was written since the zone's reset */
+    g_assert_cmpint(pwrite(fd, "STALE", 5, 3 * 4096), ==, 5);
+    close(fd);
+    args = g_strdup_printf("-drive if=none,id=d0,file=%s,format=raw "
+                           DEV(FAST) " -device nvme-zns-ns,bus=nz0,drive=d0",
+                           img);
+    n = nzt_start(args, 1);
+    g_assert_cmphex(nzt_write(n, 1, 0, 3, 0x5a), ==, 0);
+    g_assert_cmphex(nzt_read(n, 1, 0, 3, buf), ==, 0);
+    g_assert_cmpuint(buf[0], ==, 0x5a);
+    g_assert_cmpuint(buf[sizeof(buf) - 1], ==, 0x5a);
+    g_assert_cmphex(nzt_read(n, 1, 2, 2, buf), ==, 0);
+    g_assert_cmpuint(buf[4095], ==, 0x5a);
+    g_assert_cmpuint(buf[4096], ==, 0);
+    g_assert_cmpuint(buf[4097], ==, 0);
+    /* a 64 KiB write through a PRP list */
+    g_assert_cmphex(nzt_write(n, 1, 3, 16, 0x77), ==, 0);
+    g_assert_cmphex(nzt_read(n, 1, 18, 1, buf), ==, 0);
+    g_assert_cmpuint(buf[100], ==, 0x77);
+    g_assert_cmpuint(nzt_zone_state(n, 0, NULL), ==, NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    nzt_stop(n);
+    unlink(img);
+}
+
+/* Writes off the write pointer: Zone Invalid Write, without DNR */
+static void test_zone_invalid_write(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    uint64_t wp;
+
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 2, 1, 1), ==,
+                    NVME_ZONE_INVALID_WRITE);
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, NVME_ZONE_INVALID_WRITE);
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==,
+                     NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    g_assert_cmphex(wp, ==, ZONE + 1);
+    g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 2);
+    /* crossing the zone's end */
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE - 1, 1, 1), ==,
+                    NVME_ZONE_INVALID_WRITE);
+    g_assert_cmphex(nzt_write(n, 1, 64 * 1024 * 1024, 1, 1), ==,
+                    NVME_LBA_RANGE | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Zone Append: the assigned LBA in the CQE (ZNS 4.4.1) */
+static void test_append(void)
+{
+    Nzt *n = nzt_start(DEV(FAST ",zasl=1"), 1);
+    uint64_t alba;
+
+    g_assert_cmphex(nzt_append(n, 2 * ZONE, 2, &alba), ==, 0);
+    g_assert_cmphex(alba, ==, 2 * ZONE);
+    g_assert_cmphex(nzt_append(n, 2 * ZONE, 1, &alba), ==, 0);
+    g_assert_cmphex(alba, ==, 2 * ZONE + 2);
+    /* not a zone start; beyond ZASL (2 pages) */
+    g_assert_cmphex(nzt_append(n, 2 * ZONE + 1, 1, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmphex(nzt_append(n, 3 * ZONE, 3, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 0);
+    nzt_stop(n);
+}
+
+/* Zone Management Send and the states it leads to (ZNS 4.3.1, 2.1.1) */
+static void test_zone_mgmt(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST) " -device nvme-zns-ns,bus=nz0,max-open=2,"
+                      "max-active=3");
+    uint64_t wp;
+    uint32_t q;
+
+    nzt_enable(n);
+    for (q = 1; q <= 1; q++) {
+        nzt_create_ioq(n, q, NZT_QSIZE, 0);
+    }
+    g_assert_cmphex(nzt_zms(n, 0, NVME_ZONE_ACTION_OPEN, false), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, 0, NULL), ==,
+                     NVME_ZONE_STATE_EXPLICITLY_OPEN);
+    g_assert_cmphex(nzt_zms(n, ZONE, NVME_ZONE_ACTION_OPEN, false), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_OPEN, false), ==,
+                    NVME_ZONE_TOO_MANY_OPEN | NVME_DNR);
+    g_assert_cmphex(nzt_zms(n, ZONE, NVME_ZONE_ACTION_CLOSE, false), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, NULL), ==,
+                     NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE, 1, 1), ==, 0);
+    /* three active (open, closed, implicitly open): no fourth */
+    g_assert_cmphex(nzt_write(n, 1, 3 * ZONE, 1, 1), ==,
+                    NVME_ZONE_TOO_MANY_ACTIVE | NVME_DNR);
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_FINISH, false), ==,
+                    0);
+    g_assert_cmpuint(nzt_zone_state(n, 2 * ZONE, &wp), ==,
+                     NVME_ZONE_STATE_FULL);
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE + 1, 1, 1), ==,
+                    NVME_ZONE_FULL | NVME_DNR);
+    /* offline only from read only */
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_OFFLINE, false), ==,
+                    NVME_ZONE_INVAL_TRANSITION | NVME_DNR);
+    g_assert_cmphex(nzt_zms(n, 1, NVME_ZONE_ACTION_RESET, false), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmphex(nzt_zms(n, 0, 0x42, false), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    /* reset all: every zone empty again */
+    g_assert_cmphex(nzt_zms(n, 0, NVME_ZONE_ACTION_RESET, true), ==, 0);
+    g_assert_cmpuint(nzt_report(n, 0, NVME_ZONE_REPORT_EMPTY, false, NULL, 1),
+                     ==, 256);
+    g_assert_cmpuint(nzt_zone_state(n, 2 * ZONE, &wp), ==,
+                     NVME_ZONE_STATE_EMPTY);
+    g_assert_cmphex(wp, ==, 2 * ZONE);
+    nzt_stop(n);
+}
+
+/* Zone Management Receive: filters, partial, the header count */
+static void test_report(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    NvmeZoneDescr zd[4];
+
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, 3 * ZONE, 1, 1), ==, 0);
+    g_assert_cmpuint(nzt_report(n, 0, NVME_ZONE_REPORT_ALL, false, zd, 4), ==,
+                     256);
+    g_assert_cmpuint(nzt_report(n, 0, NVME_ZONE_REPORT_ALL, true, zd, 4), ==,
+                     4);
+    g_assert_cmpuint(zd[1].zt, ==, NVME_ZONE_TYPE_SEQ_WRITE);
+    g_assert_cmpuint(zd[1].zs >> 4, ==, NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    g_assert_cmphex(le64_to_cpu(zd[1].wp), ==, ZONE + 1);
+    g_assert_cmphex(le64_to_cpu(zd[1].zcap), ==, ZONE);
+    g_assert_cmpuint(nzt_report(n, 0, NVME_ZONE_REPORT_IMPLICITLY_OPEN, false,
+                                zd, 4), ==, 2);
+    g_assert_cmphex(le64_to_cpu(zd[0].zslba), ==, ZONE);
+    g_assert_cmphex(le64_to_cpu(zd[1].zslba), ==, 3 * ZONE);
+    g_assert_cmpuint(nzt_report(n, 2 * ZONE, NVME_ZONE_REPORT_IMPLICITLY_OPEN,
+                                false, zd, 4), ==, 1);
+    g_assert_cmpuint(nzt_report(n, 0, NVME_ZONE_REPORT_FULL, false, zd, 4),
+                     ==, 0);
+    nzt_stop(n);
+}
+
+/*
+ * The start order across two SQs, per policy: four reads queued on SQ 1,
+ * four on SQ 2, SQ 1 rung first, one command in service at a time.
+ */
+static void check_order(const char *policy, const char *want)
+{
+    g_autofree char *args = g_strdup_printf(
+        DEV(FAST ",max-parallel=1,lat-read-ns=1000,lat-write-ns=50000,"
+            "reorder=%s"), policy);
+    Nzt *n = nzt_start(args, 2);
+    g_autofree char *log = NULL;
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    uint32_t q, i, got = 0;
+
+    /* a write holds the one service slot while the reads queue up */
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, n->data, 0);
+    nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    nzt_step(n, 1000);
+    nzt_qom_set_str(n, "start-log", "");
+    for (q = 1; q <= 2; q++) {
+        for (i = 0; i < 4; i++) {
+            nzt_rw_cmd(&cmd, NVME_CMD_READ, q * ZONE + i, 1,
+                       n->data + (q * 4 + i) * 4096, 0);
+            nzt_queue(n, q, &cmd);
+        }
+    }
+    nzt_ring(n, 1);
+    nzt_ring(n, 2);
+    while (got < 9) {
+        for (q = 1; q <= 2; q++) {
+            while (nzt_poll(n, q, &cqe)) {
+                g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+                got++;
+            }
+        }
+        nzt_step(n, 1000);
+    }
+    log = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log, ==, want);
+    nzt_stop(n);
+}
+
+static void test_order(void)
+{
+    /* CIDs: 1-5 admin, 6 the write, SQ 1 reads 7-10, SQ 2 reads 11-14 */
+    check_order("none", "1:7,1:8,1:9,1:10,2:11,2:12,2:13,2:14");
+    check_order("spec", "2:11,1:7,2:12,1:8,2:13,1:9,2:14,1:10");
+    check_order("reverse", "2:14,2:13,2:12,2:11,1:10,1:9,1:8,1:7");
+}
+
+/* Reordered writes to one zone fail as Zone Invalid Write */
+static void test_reorder_writes(void)
+{
+    Nzt *n = nzt_start(DEV(FAST ",reorder=reverse"), 1);
+    NvmeCmd cmd;
+    NvmeCqe cqe[2];
+    uint16_t cid[2];
+    int i, j;
+
+    for (i = 0; i < 2; i++) {
+        nzt_rw_cmd(&cmd, NVME_CMD_WRITE, i, 1, n->data, 0);
+        cid[i] = nzt_queue(n, 1, &cmd);
+    }
+    nzt_ring(n, 1);
+    nzt_wait(n, 1, &cqe[0]);
+    nzt_wait(n, 1, &cqe[1]);
+    /* the later write (LBA 1) started first and failed; LBA 0 succeeded */
+    for (j = 0; j < 2; j++) {
+        uint16_t want = le16_to_cpu(cqe[j].cid) == cid[1] ?
+                        NVME_ZONE_INVALID_WRITE : NVME_SUCCESS;
+
+        g_assert_cmphex(NZT_SC(&cqe[j]), ==, want);
+    }
+    g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 1);
+    g_assert_cmpuint(nzt_qom_u64(n, "starts-reordered"), ==, 1);
+    /* at run time: in order now, both succeed */
+    nzt_qom_set_str(n, "reorder", "none");
+    for (i = 1; i < 3; i++) {
+        nzt_rw_cmd(&cmd, NVME_CMD_WRITE, i, 1, n->data, 0);
+        nzt_queue(n, 1, &cmd);
+    }
+    nzt_ring(n, 1);
+    nzt_wait(n, 1, &cqe[0]);
+    nzt_wait(n, 1, &cqe[1]);
+    g_assert_cmphex(NZT_SC(&cqe[0]), ==, 0);
+    g_assert_cmphex(NZT_SC(&cqe[1]), ==, 0);
+    nzt_stop(n);
+}
+
+/* CC.EN 1 -> 0 with writes in service: no CQEs, RDY drops, re-enable */
+static void test_reset_inflight(void)
+{
+    Nzt *n = nzt_start(DEV(",lat-write-ns=1000000"), 1);
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        nzt_rw_cmd(&cmd, NVME_CMD_WRITE, i * ZONE, 1, n->data, 0);
+        nzt_queue(n, 1, &cmd);
+    }
+    nzt_ring(n, 1);
+    nzt_step(n, 100000);
+    g_assert_false(nzt_poll(n, 1, &cqe));
+    g_assert_true(nzt_disable(n));
+    nzt_step(n, 10000000);
+    g_assert_false(nzt_poll(n, 1, &cqe));
+    g_assert_cmpuint(nzt_qom_u64(n, "resets"), ==, 1);
+    nzt_enable(n);
+    nzt_create_ioq(n, 1, NZT_QSIZE, 0);
+    /* the writes had started: their zones moved */
+    g_assert_cmphex(nzt_write(n, 1, 1, 1, 1), ==, 0);
+    nzt_stop(n);
+}
+
+/* Shutdown (Base 3.6.2) */
+static void test_shutdown(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    int i;
+
+    g_assert_cmphex(nzt_write(n, 1, 0, 1, 1), ==, 0);
+    nzt_wr(n, NVME_REG_CC, nzt_rd(n, NVME_REG_CC) | 1 << CC_SHN_SHIFT);
+    for (i = 0; i < 1000 && NVME_CSTS_SHST(nzt_rd(n, NVME_REG_CSTS)) != 2;
+         i++) {
+        nzt_step(n, 10000);
+    }
+    g_assert_cmpuint(NVME_CSTS_SHST(nzt_rd(n, NVME_REG_CSTS)), ==, 2);
+    nzt_stop(n);
+}
+
+/* Queue management errors (Base 5.4, 5.5, 5.6, 5.7) */
+static void test_bad_queues(void)
+{
+    Nzt *n = nzt_boot(DEV(",queues=2"));
+    NvmeCmd cmd;
+
+    nzt_enable(n);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_CREATE_SQ;
+    cmd.dptr.prp1 = cpu_to_le64(n->q[1].sq);
+    cmd.cdw10 = cpu_to_le32(1 | 15 << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | 1 << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_INVALID_CQID | NVME_DNR);
+
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_CREATE_CQ;
+    cmd.dptr.prp1 = cpu_to_le64(n->q[1].cq);
+    cmd.cdw10 = cpu_to_le32(3 | 15 << 16);     /* beyond queues=2 */
+    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_INVALID_QID | NVME_DNR);
+    cmd.cdw10 = cpu_to_le32(1 | 4095 << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==,
+                    NVME_MAX_QSIZE_EXCEEDED | NVME_DNR);
+    cmd.cdw10 = cpu_to_le32(1 | 15 << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC | 9 << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==,
+                    NVME_INVALID_IRQ_VECTOR | NVME_DNR);
+    cmd.cdw11 = cpu_to_le32(0);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_INVALID_FIELD | NVME_DNR);
+    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC);
+    cmd.dptr.prp1 = cpu_to_le64(n->q[1].cq + 8);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==,
+                    NVME_INVALID_PRP_OFFSET | NVME_DNR);
+
+    nzt_create_ioq(n, 1, 16, 0);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_DELETE_CQ;
+    cmd.cdw10 = cpu_to_le32(1);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==,
+                    NVME_INVALID_QUEUE_DEL | NVME_DNR);
+    cmd.opcode = NVME_ADM_CMD_DELETE_SQ;
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_INVALID_QID | NVME_DNR);
+    cmd.opcode = NVME_ADM_CMD_DELETE_CQ;
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = 0x7e;
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_INVALID_OPCODE | NVME_DNR);
+    nzt_stop(n);
+}
+
+/* Bad I/O: opcode, namespace, PRPs, SGLs, MDTS, CID reuse */
+static void test_bad_io(void)
+{
+    Nzt *n = nzt_start(DEV(",lat-write-ns=1000000"), 1);
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+
+    nzt_rw_cmd(&cmd, 0x7f, 0, 1, n->data, 0);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_INVALID_OPCODE | NVME_DNR);
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 1, n->data, 0);
+    cmd.nsid = cpu_to_le32(5);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_INVALID_NSID | NVME_DNR);
+    /* two pages, PRP2 not page aligned */
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 2, n->data, n->data + 4096 + 8);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_INVALID_PRP_OFFSET | NVME_DNR);
+    /* beyond MDTS (512 KiB) */
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 129, n->data, n->prp_list);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_INVALID_FIELD | NVME_DNR);
+    /* a PRP1 outside guest memory */
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 1, 0xfff0000000000ULL, 0);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_DATA_TRAS_ERROR);
+    /* SGL: a bit bucket in a write; a data block shorter than the data */
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, 0, 0);
+    cmd.flags = NVME_PSDT_SGL_MPTR_CONTIGUOUS << 6;
+    cmd.dptr.sgl.addr = cpu_to_le64(n->data);
+    cmd.dptr.sgl.len = cpu_to_le32(4096);
+    cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_BIT_BUCKET << 4;
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_SGL_DESCR_TYPE_INVALID | NVME_DNR);
+    cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_DATA_BLOCK << 4;
+    cmd.dptr.sgl.len = cpu_to_le32(512);
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_DATA_SGL_LEN_INVALID | NVME_DNR);
+    /* a CID still outstanding */
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, n->data, 0);
+    cmd.cid = cpu_to_le16(0x77);
+    qtest_memwrite(n->qts, n->q[1].sq + n->q[1].sq_tail * 64, &cmd, 64);
+    n->q[1].sq_tail++;
+    qtest_memwrite(n->qts, n->q[1].sq + n->q[1].sq_tail * 64, &cmd, 64);
+    n->q[1].sq_tail++;
+    nzt_ring(n, 1);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_CID_CONFLICT | NVME_DNR);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    g_assert_cmpuint(nzt_qom_u64(n, "cid-conflicts"), ==, 1);
+    nzt_stop(n);
+}
+
+/* SGL with a segment list; a read with a bit bucket */
+static void test_sgl(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    NvmeSglDescriptor seg[3];
+    uint64_t list = n->prp_list;
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+
+    /* write 2 blocks: 4 KiB + 4 KiB from two data blocks in a segment */
+    qtest_memset(n->qts, n->data, 0x31, 4096);
+    qtest_memset(n->qts, n->data + 8192, 0x32, 4096);
+    memset(seg, 0, sizeof(seg));
+    seg[0].addr = cpu_to_le64(n->data);
+    seg[0].len = cpu_to_le32(4096);
+    seg[1].addr = cpu_to_le64(n->data + 8192);
+    seg[1].len = cpu_to_le32(4096);
+    qtest_memwrite(n->qts, list, seg, 2 * sizeof(seg[0]));
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 2, 0, 0);
+    cmd.flags = NVME_PSDT_SGL_MPTR_CONTIGUOUS << 6;
+    cmd.dptr.sgl.addr = cpu_to_le64(list);
+    cmd.dptr.sgl.len = cpu_to_le32(2 * sizeof(seg[0]));
+    cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_LAST_SEGMENT << 4;
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, 0, NULL), ==,
+                     NVME_ZONE_STATE_IMPLICITLY_OPEN);
+
+    /* a last segment that chains another segment is invalid */
+    seg[1].type = NVME_SGL_DESCR_TYPE_SEGMENT << 4;
+    seg[1].addr = cpu_to_le64(list);
+    seg[1].len = cpu_to_le32(32);
+    qtest_memwrite(n->qts, list, seg, 2 * sizeof(seg[0]));
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 2, 2, 0, 0);
+    cmd.flags = NVME_PSDT_SGL_MPTR_CONTIGUOUS << 6;
+    cmd.dptr.sgl.addr = cpu_to_le64(list);
+    cmd.dptr.sgl.len = cpu_to_le32(32);
+    cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_LAST_SEGMENT << 4;
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_INVALID_SGL_SEG_DESCR | NVME_DNR);
+
+    /* read 2 blocks: the first into a bit bucket */
+    memset(seg, 0, sizeof(seg));
+    seg[0].len = cpu_to_le32(4096);
+    seg[0].type = NVME_SGL_DESCR_TYPE_BIT_BUCKET << 4;
+    seg[1].addr = cpu_to_le64(n->data + 16384);
+    seg[1].len = cpu_to_le32(4096);
+    qtest_memwrite(n->qts, list, seg, 2 * sizeof(seg[0]));
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 2, 0, 0);
+    cmd.flags = NVME_PSDT_SGL_MPTR_CONTIGUOUS << 6;
+    cmd.dptr.sgl.addr = cpu_to_le64(list);
+    cmd.dptr.sgl.len = cpu_to_le32(2 * sizeof(seg[0]));
+    cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_LAST_SEGMENT << 4;
+    nzt_io(n, 1, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    nzt_stop(n);
+}
+
+/* Abort (Base 5.1) and Delete SQ with commands pending (Base 5.7) */
+static void test_abort(void)
+{
+    Nzt *n = nzt_start(DEV(",lat-write-ns=1000000,max-parallel=1"), 2);
+    NvmeCmd cmd = { .opcode = NVME_ADM_CMD_ABORT };
+    NvmeCqe cqe;
+    uint16_t cid[3];
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        NvmeCmd w;
+
+        nzt_rw_cmd(&w, NVME_CMD_WRITE, i * ZONE, 1, n->data, 0);
+        cid[i] = nzt_queue(n, 1, &w);
+    }
+    nzt_ring(n, 1);
+    nzt_step(n, 10000);
+    /* the third waits behind the first: aborted, dword 0 bit 0 clear */
+    cmd.cdw10 = cpu_to_le32(1 | (uint32_t)cid[2] << 16);
+    nzt_admin(n, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    g_assert_cmpuint(le32_to_cpu(cqe.result) & 1, ==, 0);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[2]);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_CMD_ABORT_REQ);
+    /* the first is in service: not aborted */
+    cmd.cdw10 = cpu_to_le32(1 | (uint32_t)cid[0] << 16);
+    nzt_admin(n, &cmd, &cqe);
+    g_assert_cmpuint(le32_to_cpu(cqe.result) & 1, ==, 1);
+    /* delete SQ 1: the second ends as aborted by the deletion */
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_DELETE_SQ;
+    cmd.cdw10 = cpu_to_le32(1);
+    nzt_admin(n, &cmd, &cqe);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[1]);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_CMD_ABORT_SQ_DEL);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[0]);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    nzt_stop(n);
+}
+
+/* Doorbells of no queue or beyond one: an error event (Base 5.2) */
+static void test_bad_doorbell(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    NvmeCmd cmd = { .opcode = NVME_ADM_CMD_ASYNC_EV_REQ };
+    NvmeCqe cqe;
+    uint16_t cid;
+
+    cid = nzt_queue(n, 0, &cmd);
+    nzt_ring(n, 0);
+    nzt_step(n, 10000);
+    g_assert_false(nzt_poll(n, 0, &cqe));
+    nzt_wr(n, 0x1000 + 8 * 5, 1);           /* SQ 5 does not exist */
+    nzt_wait(n, 0, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid);
+    g_assert_cmphex(le32_to_cpu(cqe.result), ==,
+                    NVME_AER_TYPE_ERROR |
+                    NVME_AER_INFO_ERR_INVALID_DB_REGISTER << 8 |
+                    NVME_LOG_ERROR_INFO << 16);
+    nzt_wr(n, 0x1000 + 8, 4000);            /* beyond SQ 1 */
+    g_assert_cmpuint(nzt_qom_u64(n, "invalid-doorbells"), ==, 2);
+    /* the controller still works */
+    g_assert_cmphex(nzt_write(n, 1, 0, 1, 1), ==, 0);
+    nzt_stop(n);
+}
+
+/* CQ full: completions wait for the host to move the head */
+static void test_cq_full(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST));
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    int i;
+
+    nzt_enable(n);
+    nzt_create_ioq(n, 1, 4, 0);
+    nzt_create_ioq(n, 2, 4, 0);
+    /* SQ 2 completes into CQ 3: 2 entries, 1 usable */
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_DELETE_SQ;
+    cmd.cdw10 = cpu_to_le32(2);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    qtest_memset(n->qts, n->q[3].cq, 0, 64);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_CREATE_CQ;
+    cmd.dptr.prp1 = cpu_to_le64(n->q[3].cq);
+    cmd.cdw10 = cpu_to_le32(3 | 1 << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC | NVME_CQ_IEN);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.opcode = NVME_ADM_CMD_CREATE_SQ;
+    cmd.dptr.prp1 = cpu_to_le64(n->q[2].sq);
+    cmd.cdw10 = cpu_to_le32(2 | 3 << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | 3 << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    n->q[2] = (NztQueue) { .sq = n->q[2].sq, .cq = n->q[3].cq, .size = 4,
+                           .phase = true };
+    for (i = 0; i < 2; i++) {
+        nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 1, n->data, 0);
+        nzt_queue(n, 2, &cmd);
+    }
+    nzt_ring(n, 2);
+    nzt_step(n, 100000);
+    /* one CQE posted; the second waits: slot 1 still has phase 0 */
+    g_assert_cmpuint(qtest_readw(n->qts, n->q[3].cq + 16 + 14) & 1, ==, 0);
+    n->q[2].size = 2;                       /* the CQ's size, for polling */
+    g_assert_true(nzt_poll_cq(n, 2, 3, &cqe));  /* the head moves */
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    nzt_step(n, 10000);
+    g_assert_true(nzt_poll_cq(n, 2, 3, &cqe));
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    nzt_stop(n);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/nvme-zns/bringup", test_bringup);
+    qtest_add_func("/nvme-zns/identify-ns", test_identify_ns);
+    qtest_add_func("/nvme-zns/log-pages", test_log_pages);
+    qtest_add_func("/nvme-zns/features", test_features);
+    qtest_add_func("/nvme-zns/write-read", test_write_read);
+    qtest_add_func("/nvme-zns/zone-invalid-write", test_zone_invalid_write);
+    qtest_add_func("/nvme-zns/append", test_append);
+    qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
+    qtest_add_func("/nvme-zns/report", test_report);
+    qtest_add_func("/nvme-zns/order", test_order);
+    qtest_add_func("/nvme-zns/reorder-writes", test_reorder_writes);
+    qtest_add_func("/nvme-zns/reset-inflight", test_reset_inflight);
+    qtest_add_func("/nvme-zns/shutdown", test_shutdown);
+    qtest_add_func("/nvme-zns/bad-queues", test_bad_queues);
+    qtest_add_func("/nvme-zns/bad-io", test_bad_io);
+    qtest_add_func("/nvme-zns/sgl", test_sgl);
+    qtest_add_func("/nvme-zns/abort", test_abort);
+    qtest_add_func("/nvme-zns/bad-doorbell", test_bad_doorbell);
+    qtest_add_func("/nvme-zns/cq-full", test_cq_full);
+    return g_test_run();
+}
