@@ -150,6 +150,29 @@ zr_pipelined_disk() {
         zr_bail "no $q/pipeline_zoned_writes: this is not the patched guest kernel"
 }
 
+# zr_fio_expect EXPECT RC ERR WRITE_KB VERIFY_KB WANT_KB IOERR OUT NOTE WHY:
+# the verdict of a fio write+verify run.  EXPECT=clean: fio exited 0 with
+# error 0 and wrote and verified WANT_KB, and the kernel logged no I/O
+# error (NOTE is added to the pass line); EXPECT=errors: fio failed and the
+# kernel logged I/O errors (WHY says why they are expected).
+zr_fio_expect() {
+    local expect=$1 rc=$2 err=$3 wkb=$4 rkb=$5 want=$6 ioerr=$7 out=$8
+    if [ "$expect" = clean ]; then
+        if [ "$rc" -eq 0 ] && [ "$err" = 0 ] && [ "$wkb" = "$want" ] && [ "$rkb" = "$want" ]; then
+            zr_pass "fio wrote and verified $want KiB with no error${9:+ $9}"
+        else
+            zr_fail "fio wrote and verified $want KiB with no error" \
+                "exit $rc, error $err, wrote $wkb KiB, verified $rkb KiB" "$(tail -n 20 "$out")"
+        fi
+        zr_is "kernel log: no I/O error" "$ioerr" 0
+    elif [ "$rc" -ne 0 ] && [ "$ioerr" -gt 0 ]; then
+        zr_pass "fio saw I/O errors, as expected${10:+ ${10}} (exit $rc, $ioerr in the kernel log)"
+    else
+        zr_fail "fio saw I/O errors${10:+ ${10}}" "exit $rc, error $err, kernel I/O errors $ioerr" \
+            "$(tail -n 10 "$out")"
+    fi
+}
+
 # zr_each_pipeline DEV FN: for queue/pipeline_zoned_writes 0 then 1, each
 # on its own sequential zone of DEV (the first two): set it, check it, and
 # run FN DEV PIPELINE ZONE-START (sectors).

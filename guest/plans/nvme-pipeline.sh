@@ -61,20 +61,5 @@ cap_kb=$(zr_zone_report "/dev/$dev" | awk 'NR == 1 { print $3 / 2 }')
 want_kb=$((2 * zones * cap_kb))
 zr_result "nvme-pipeline dev=$dev pipeline=$ZR_PIPELINE sched=$sched fio_exit=$rc fio_error=$err" \
     "write_kib=$wkb verify_kib=$rkb write_iops=$iops io_errors=$ioerr"
-if [ "$ZR_EXPECT" = clean ]; then
-    if [ $rc -eq 0 ] && [ "$err" = 0 ] && [ "$wkb" = "$want_kb" ] && [ "$rkb" = "$want_kb" ]; then
-        zr_pass "fio wrote and verified $want_kb KiB with no error"
-    else
-        zr_fail "fio wrote and verified $want_kb KiB with no error" \
-            "exit $rc, error $err, wrote $wkb KiB, verified $rkb KiB" "$(tail -n 20 "$out")"
-    fi
-    zr_is "kernel log: no I/O error" "$ioerr" 0
-else
-    if [ $rc -ne 0 ] && [ "$ioerr" -gt 0 ]; then
-        zr_pass "fio saw I/O errors, as expected (exit $rc, $ioerr in the kernel log)"
-    else
-        zr_fail "fio saw I/O errors" "exit $rc, error $err, kernel I/O errors $ioerr" \
-            "$(tail -n 10 "$out")"
-    fi
-fi
+zr_fio_expect "$ZR_EXPECT" "$rc" "$err" "$wkb" "$rkb" "$want_kb" "$ioerr" "$out" "" ""
 zr_done

@@ -91,21 +91,7 @@ ioerr=$(( $(dmesg | grep -cE 'I/O error|target error') - e0 ))
 want_kb=$((zones * zs / 2))
 zr_result "pipeline dev=$dev pipeline=$ZR_PIPELINE retry=$ZR_RETRY fio_exit=$rc fio_error=$err" \
     "write_kib=$wkb verify_kib=$rkb write_iops=$iops retries=$retries io_errors=$ioerr"
-if [ "$ZR_EXPECT" = clean ]; then
-    if [ $rc -eq 0 ] && [ "$err" = 0 ] && [ "$wkb" = "$want_kb" ] && [ "$rkb" = "$want_kb" ]; then
-        zr_pass "fio wrote and verified $want_kb KiB with no error ($retries retries)"
-    else
-        zr_fail "fio wrote and verified $want_kb KiB with no error" \
-            "exit $rc, error $err, wrote $wkb KiB, verified $rkb KiB" "$(tail -n 20 "$out")"
-    fi
-    zr_is "kernel log: no I/O error" "$ioerr" 0
-else
-    if [ $rc -ne 0 ] && [ "$ioerr" -gt 0 ]; then
-        zr_pass "fio saw I/O errors, as expected without the retry (exit $rc, $ioerr in the kernel log)"
-    else
-        zr_fail "fio saw I/O errors without the retry" "exit $rc, error $err, kernel I/O errors $ioerr" \
-            "$(tail -n 10 "$out")"
-    fi
-    zr_is "no retries with the retry switched off" "$retries" 0
-fi
+zr_fio_expect "$ZR_EXPECT" "$rc" "$err" "$wkb" "$rkb" "$want_kb" "$ioerr" "$out" \
+    "($retries retries)" "without the retry"
+[ "$ZR_EXPECT" = clean ] || zr_is "no retries with the retry switched off" "$retries" 0
 zr_done
