@@ -3,6 +3,8 @@
 # qemu-zoned-reorder: the front door.
 #
 #   make            build qemu-system-x86_64 and qemu-img (QEMU 10.0 + our tree)
+#   make install PREFIX=DIR  install them, the docs and the kernel series
+#                   (default /opt/qemu-zoned-reorder; add DIR/bin to PATH)
 #   make run        boot a guest on the default devices and print the benchmark table
 #   make bench-latency  QD1 latency of every device against its configured
 #                   service time, icount and wall clock (docs/devel/latency.md)
@@ -36,12 +38,12 @@ QEMU_TARGETS := qemu-system-x86_64 qemu-img
 .DEFAULT_GOAL := all
 .PHONY: all deps config qemu qemu-overlay unit-build qtest-build \
         check check-full run bench bench-latency clean distclean help \
-        fuzz-config fuzz-build fuzz check-asan
+        fuzz-config fuzz-build fuzz check-asan install
 
 all: qemu
 
 help:
-	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- dependencies -----------------------------------------------------------
 # Installs missing Debian packages when run as root, else prints the apt
@@ -58,7 +60,8 @@ deps: $(B)/.deps-stamp
 # copy and configures it; it re-runs only when its own inputs change.  New
 # files of ours are picked up by the overlay step on every make.
 $(CONFIG): configure scripts/deb-fetch scripts/qemu-prepare \
-           configs/devices/x86_64-softmmu/zoned-reorder.mak | $(B)/.deps-stamp
+           configs/devices/x86_64-softmmu/zoned-reorder.mak \
+           configs/devices/x86_64-softmmu/zoned-reorder-vm.mak | $(B)/.deps-stamp
 	./configure --build-dir=$(B) $(CONFIGURE_ARGS)
 	@touch $@
 
@@ -71,6 +74,13 @@ qemu-overlay: $(CONFIG)
 
 qemu: qemu-overlay
 	ninja -C $(QEMU_BUILD) $(QEMU_TARGETS)
+
+# The binaries, the docs and the kernel series under PREFIX; the binary
+# finds its data relative to itself and Debian's firmware by absolute path,
+# so it runs from anywhere (scripts/install, README "Install").
+PREFIX ?= /opt/qemu-zoned-reorder
+install: qemu
+	B=$(B) scripts/install "$(PREFIX)"
 
 # The core's unit tests (tests/unit/zoned-reorder), built by name because
 # QEMU does not build tests by default.

@@ -12,7 +12,7 @@
 #
 # The recipes are scripts that do their own caching (downloads, unpacked
 # sources, kbuild, ccache); make only decides when to call them:
-#   - the kernel is rebuilt when guest/build-kernel, the config fragment or
+#   - the kernel is rebuilt when guest/build-kernel, the config fragments or
 #     scripts/deb-fetch change (the patched kernel also on a patch change);
 #   - fio when guest/build-fio or scripts/deb-fetch change;
 #   - the initramfs when guest/init, guest/plan-lib.sh, a plan (added,
@@ -37,6 +37,8 @@ GUEST_INITRAMFS := $(GUEST_B)/guest/initramfs.cpio.gz
 
 guest_deps_stamp := $(B)/.deps-stamp
 guest_common := $(GUEST_SRC)/scripts/deb-fetch $(GUEST_SRC)/scripts/apt-sources
+guest_fragments := $(GUEST_SRC)/guest/linux/zoned-guest.config \
+                   $(GUEST_SRC)/guest/linux/zoned-reorder.config
 guest_patches := $(sort $(wildcard $(GUEST_SRC)/guest/linux/patches/*.patch) \
                         $(wildcard $(GUEST_SRC)/guest/linux/patches/series))
 guest_plans := $(sort $(wildcard $(GUEST_SRC)/guest/plans/*.sh))
@@ -62,15 +64,15 @@ fio: $(GUEST_FIO)
 initramfs: $(GUEST_INITRAMFS)
 guest: kernel initramfs
 
-$(GUEST_KERNEL_STOCK): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
+$(GUEST_KERNEL_STOCK): $(GUEST_SRC)/guest/build-kernel $(guest_fragments) \
 		$(guest_common) | $(guest_deps_stamp)
 	B=$(GUEST_B) PATCHED=0 $(GUEST_SRC)/guest/build-kernel
 
-$(GUEST_KERNEL_PATCHED): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
+$(GUEST_KERNEL_PATCHED): $(GUEST_SRC)/guest/build-kernel $(guest_fragments) \
 		$(guest_common) $(guest_patches) $(guest_patches_list) | $(guest_deps_stamp)
 	B=$(GUEST_B) PATCHED=1 $(GUEST_SRC)/guest/build-kernel
 
-$(GUEST_KERNEL_DEBUG): $(GUEST_SRC)/guest/build-kernel $(GUEST_SRC)/guest/linux/zoned-guest.config \
+$(GUEST_KERNEL_DEBUG): $(GUEST_SRC)/guest/build-kernel $(guest_fragments) \
 		$(GUEST_SRC)/guest/linux/debug.config \
 		$(guest_common) $(guest_patches) $(guest_patches_list) | $(guest_deps_stamp)
 	B=$(GUEST_B) DEBUG=1 $(GUEST_SRC)/guest/build-kernel
