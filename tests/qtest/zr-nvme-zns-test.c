@@ -17,6 +17,19 @@
 #define FAST            ",lat-read-ns=0,lat-write-ns=0,lat-other-ns=0," \
                         "xfer-read-ns-per-4k=0,xfer-write-ns-per-4k=0"
 
+/* A sparse image file of @mib MiB with "STALE" at block 3; g_free it */
+static char *nzt_image(int mib)
+{
+    char *img = NULL;
+    int fd = g_file_open_tmp("zr-nvme-XXXXXX", &img, NULL);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, (off_t)mib << 20), ==, 0);
+    g_assert_cmpint(pwrite(fd, "STALE", 5, 3 * 4096), ==, 5);
+    close(fd);
+    return img;
+}
+
 static Nzt *nzt_start(const char *extra, uint32_t nq)
 {
     Nzt *n = nzt_boot(extra);
@@ -184,6 +197,11 @@ static void test_features(void)
     g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0x00070001,
                                     &dw0), ==, 0);
     g_assert_cmphex(dw0, ==, 0x00030001);   /* 2 SQs, 4 CQs (0's based) */
+    /* again before any I/O queue exists: allowed; after one: not */
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0x00010001,
+                                    &dw0), ==, 0);
+    g_assert_cmphex(dw0, ==, 0x00010001);
+    nzt_create_ioq(n, 1, 16, 0);
     g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0, NULL), ==,
                     NVME_CMD_SEQ_ERROR | NVME_DNR);
 
@@ -223,17 +241,12 @@ static void test_features(void)
 /* Write, read back; above the write pointer reads zeros (DLFEAT) */
 static void test_write_read(void)
 {
-    g_autofree char *img = NULL;
+    /* stale data where nothing was written since the zone's reset */
+    g_autofree char *img = nzt_image(64);
     g_autofree char *args = NULL;
-    int fd = g_file_open_tmp("zr-nvme-XXXXXX", &img, NULL);
     uint8_t buf[3 * 4096];
     Nzt *n;
 
-    g_assert_cmpint(fd, >=, 0);
-    g_assert_cmpint(ftruncate(fd, 64 * 1024 * 1024), ==, 0);
-    /* stale data where nothing was written since the zone's reset */
-    g_assert_cmpint(pwrite(fd, "STALE", 5, 3 * 4096), ==, 5);
-    close(fd);
     args = g_strdup_printf("-drive if=none,id=d0,file=%s,format=raw "
                            DEV(FAST) " -device nvme-zns-ns,bus=nz0,drive=d0",
                            img);
@@ -269,9 +282,6 @@ static void test_zone_invalid_write(void)
                      NVME_ZONE_STATE_IMPLICITLY_OPEN);
     g_assert_cmphex(wp, ==, ZONE + 1);
     g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 2);
-    /* crossing the zone's end */
-    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE - 1, 1, 1), ==,
-                    NVME_ZONE_INVALID_WRITE);
     g_assert_cmphex(nzt_write(n, 1, 64 * 1024 * 1024, 1, 1), ==,
                     NVME_LBA_RANGE | NVME_DNR);
     nzt_stop(n);
@@ -384,7 +394,7 @@ static void check_order(const char *policy, const char *want)
     g_autofree char *log = NULL;
     NvmeCmd cmd;
     NvmeCqe cqe;
-    uint32_t q, i, got = 0;
+    uint32_t q, i, got = 0, steps = 0;
 
     /* a write holds the one service slot while the reads queue up */
     nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, n->data, 0);
@@ -409,6 +419,7 @@ static void check_order(const char *policy, const char *want)
             }
         }
         nzt_step(n, 1000);
+        g_assert_cmpuint(++steps, <, NZT_MAX_STEPS);
     }
     log = nzt_qom_str(n, "start-log");
     g_assert_cmpstr(log, ==, want);
@@ -612,7 +623,11 @@ static void test_bad_io(void)
 /* SGL with a segment list; a read with a bit bucket */
 static void test_sgl(void)
 {
-    Nzt *n = nzt_start(DEV(FAST), 1);
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = g_strdup_printf(
+        "-drive if=none,id=d0,file=%s,format=raw " DEV(FAST)
+        " -device nvme-zns-ns,bus=nz0,drive=d0", img);
+    Nzt *n = nzt_start(args, 1);
     NvmeSglDescriptor seg[3];
     uint64_t list = n->prp_list;
     NvmeCmd cmd;
@@ -662,9 +677,84 @@ static void test_sgl(void)
     cmd.dptr.sgl.addr = cpu_to_le64(list);
     cmd.dptr.sgl.len = cpu_to_le32(2 * sizeof(seg[0]));
     cmd.dptr.sgl.type = NVME_SGL_DESCR_TYPE_LAST_SEGMENT << 4;
+    qtest_memset(n->qts, n->data + 16384, 0, 4096);
     nzt_io(n, 1, &cmd, &cqe);
     g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    /* block 0 went to the bucket, block 1 (0x32) to the data block */
+    g_assert_cmphex(qtest_readb(n->qts, n->data + 16384), ==, 0x32);
+    g_assert_cmphex(qtest_readb(n->qts, n->data + 16384 + 4095), ==, 0x32);
     nzt_stop(n);
+    unlink(img);
+}
+
+/* Writes and reads across a zone's capacity and its end (ZNS 3.4.1) */
+static void test_zone_boundary(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST) " -device nvme-zns-ns,bus=nz0,zone-size=64K,"
+                      "zone-capacity=48K,cross-zone-read=off");
+    uint8_t buf[8 * 4096];
+
+    nzt_enable(n);
+    nzt_create_ioq(n, 1, NZT_QSIZE, 0);
+    g_assert_cmphex(nzt_write(n, 1, 0, 10, 1), ==, 0);
+    /* from the write pointer past the capacity (12 blocks) */
+    g_assert_cmphex(nzt_write(n, 1, 10, 4, 1), ==,
+                    NVME_ZONE_BOUNDARY_ERROR | NVME_DNR);
+    g_assert_cmphex(nzt_write(n, 1, 10, 2, 1), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, 0, NULL), ==, NVME_ZONE_STATE_FULL);
+    g_assert_cmphex(nzt_write(n, 1, 12, 1, 1), ==,
+                    NVME_ZONE_FULL | NVME_DNR);
+    /* OZCS.RAZB clear: a read across zones fails, one within does not */
+    g_assert_cmphex(nzt_read(n, 1, 14, 4, buf), ==,
+                    NVME_ZONE_BOUNDARY_ERROR | NVME_DNR);
+    g_assert_cmphex(nzt_read(n, 1, 0, 8, buf), ==, 0);
+    nzt_stop(n);
+}
+
+/*
+ * A reset with reads of a drive in the controller (their service time
+ * holds them there, whether or not their backend I/O has ended): CC.EN
+ * 1 -> 0, then a system reset: no CQE after either, and the controller
+ * works again.
+ */
+static void test_reset_drive(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = g_strdup_printf(
+        "-drive if=none,id=d0,file=%s,format=raw "
+        DEV(",lat-read-ns=1000000,xfer-read-ns-per-4k=0")
+        " -device nvme-zns-ns,bus=nz0,drive=d0", img);
+    Nzt *n = nzt_start(args, 1);
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    QDict *rsp;
+    int i, round;
+
+    for (round = 0; round < 2; round++) {
+        for (i = 0; i < 8; i++) {
+            nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 128, n->data, n->prp_list);
+            nzt_queue(n, 1, &cmd);
+        }
+        nzt_ring(n, 1);
+        if (round == 0) {
+            g_assert_true(nzt_disable(n));
+        } else {
+            rsp = qtest_qmp(n->qts, "{ 'execute': 'system_reset' }");
+            qobject_unref(rsp);
+            qtest_qmp_eventwait(n->qts, "RESET");
+            /* the reset cleared the BARs: map them again */
+            qpci_iounmap(n->dev, n->bar);
+            n->bar = qpci_iomap(n->dev, 0, NULL);
+            qpci_device_enable(n->dev);
+        }
+        nzt_step(n, 1000000);
+        g_assert_false(nzt_poll(n, 1, &cqe));
+        nzt_enable(n);
+        nzt_create_ioq(n, 1, NZT_QSIZE, 0);
+        g_assert_cmphex(nzt_read(n, 1, 0, 1, NULL), ==, 0);
+    }
+    nzt_stop(n);
+    unlink(img);
 }
 
 /* Abort (Base 5.1) and Delete SQ with commands pending (Base 5.7) */
@@ -807,5 +897,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/abort", test_abort);
     qtest_add_func("/nvme-zns/bad-doorbell", test_bad_doorbell);
     qtest_add_func("/nvme-zns/cq-full", test_cq_full);
+    qtest_add_func("/nvme-zns/zone-boundary", test_zone_boundary);
+    qtest_add_func("/nvme-zns/reset-drive", test_reset_drive);
     return g_test_run();
 }

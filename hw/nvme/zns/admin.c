@@ -386,9 +386,11 @@ static uint16_t nz_set_features(NzReq *r)
     case NVME_NUMBER_OF_QUEUES: {
         uint32_t nsqr = dw11 & 0xffff, ncqr = dw11 >> 16;
 
-        if (s->queues_set) {
-            /* only once after each controller enable (Base 5.27.1.7) */
-            return NVME_CMD_SEQ_ERROR | NVME_DNR;
+        for (i = 1; i < NZ_NR_Q; i++) {
+            if (s->sq[i].valid || s->cq[i].valid) {
+                /* not once I/O queues exist (Base 5.27.1.7) */
+                return NVME_CMD_SEQ_ERROR | NVME_DNR;
+            }
         }
         if (nsqr == 0xffff || ncqr == 0xffff) {
             return NVME_INVALID_FIELD | NVME_DNR;

@@ -188,10 +188,8 @@ uint16_t nz_identify(NzReq *r)
         status = nz_id_ctrl(r, (NvmeIdCtrl *)buf);
         break;
     case NVME_ID_CNS_NS:
-        if (nsid == NVME_NSID_BROADCAST) {
-            /* what every namespace has in common: the LBA format */
-            ((NvmeIdNs *)buf)->lbaf[0].ds = 12;
-        } else if (!nsid || nsid > NZ_MAX_NS) {
+        if (!nsid || nsid > NZ_MAX_NS) {
+            /* FFFFFFFFh too: no Namespace Management (Base 5.17.2.1) */
             status = NVME_INVALID_NSID | NVME_DNR;
         } else if (ns_ok) {
             nz_id_ns(s, ns, (NvmeIdNs *)buf);

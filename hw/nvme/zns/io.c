@@ -292,7 +292,10 @@ static void nz_write_cb(void *opaque, int ret)
     } else {
         nz_write_report(r, res);
     }
-    nz_orphan_kick(r->s);
+    /* waiting writes start on the work BH, not in the block layer's callback */
+    if (!QTAILQ_EMPTY(&r->s->orphan_wait)) {
+        nz_schedule(r->s);
+    }
 }
 
 static void nz_flush_cb(void *opaque, int ret)
@@ -451,7 +454,7 @@ static void nz_start_dsm(NzReq *r)
         uint64_t slba = le64_to_cpu(rng[i].slba);
         uint32_t nlb = le32_to_cpu(rng[i].nlb);
 
-        if (slba > r->ns->nr_blocks || r->ns->nr_blocks - slba < nlb) {
+        if (slba >= r->ns->nr_blocks || r->ns->nr_blocks - slba < nlb) {
             status = NVME_LBA_RANGE | NVME_DNR;
         }
     }
@@ -534,6 +537,9 @@ void nz_orphan_kick(NzCtrl *s)
         }
         QTAILQ_REMOVE(&s->orphan_wait, r, link);
         r->orphan_wait = false;
+        if (r->cancelled) {
+            continue;
+        }
         trace_nvme_zns_orphan_go(r->sqid, le16_to_cpu(r->cmd.cid), r->slba);
         nz_io_start(r);
     }
@@ -554,70 +560,65 @@ void nz_io_work(NzCtrl *s)
 /* --- teardown ------------------------------------------------------------- */
 
 /*
- * Forget a command: with backend I/O still running it stays, cancelled,
- * until that ends (nz_io_finish() frees it); otherwise it is freed now.
- */
-static void nz_io_drop(NzReq *r)
-{
-    if (r->orphan_wait) {
-        QTAILQ_REMOVE(&r->s->orphan_wait, r, link);
-        r->orphan_wait = false;
-    }
-    r->cancelled = true;
-    if (r->state == NZ_REQ_RUN && !r->io_done) {
-        return;
-    }
-    if (r->zio_used) {
-        zr_zone_write_forget(&r->ns->zones, &r->zio);
-    }
-    nz_req_free(r);
-}
-
-static void nz_io_flushed(ZrCmd *cmd, void *opaque)
-{
-    NzReq *r = cmd->opaque;
-
-    if (r->on_finishing) {
-        /* nz_io_work() finishes it: cancelled, it is freed there */
-        r->cancelled = true;
-        return;
-    }
-    nz_io_drop(r);
-}
-
-/*
- * Controller reset (Base 3.7.2): every command ends without a CQE.
- * Backend I/O in flight cannot be called back; the reset completes once it
- * ended (nz_regs_work() waits for in_flight_io).
+ * Controller reset (Base 3.7.2): every command ends without a CQE.  Each
+ * is taken off every list and freed, except one whose backend I/O is
+ * still running (or a written write its zone holds until an earlier one
+ * ends): it stays, cancelled, and frees itself when that ends
+ * (nz_io_finish()); the reset completes once no backend I/O is left
+ * (nz_regs_work() waits for in_flight_io).
  */
 void nz_io_reset(NzCtrl *s)
 {
     uint32_t i;
     NzReq *r;
 
-    zr_service_timer_reset(&s->sched, nz_io_flushed, s);
-    while ((r = QTAILQ_FIRST(&s->orphan_wait))) {
-        QTAILQ_REMOVE(&s->orphan_wait, r, link);
-        r->orphan_wait = false;
-        nz_io_drop(r);
-    }
-    for (i = 0; i < NZ_NR_REQS; i++) {
-        r = &s->req[i];
-        if (r->state == NZ_REQ_DONE || r->state == NZ_REQ_PARKED) {
-            r->cancelled = true;
-        }
+    zr_service_timer_reset(&s->sched, NULL, NULL);
+    while ((r = QTAILQ_FIRST(&s->done))) {
+        QTAILQ_REMOVE(&s->done, r, link);
     }
     for (i = 0; i < NZ_NR_Q; i++) {
         while ((r = QTAILQ_FIRST(&s->cq[i].waiting))) {
             QTAILQ_REMOVE(&s->cq[i].waiting, r, link);
-            nz_req_free(r);
         }
     }
-    while ((r = QTAILQ_FIRST(&s->done))) {
-        QTAILQ_REMOVE(&s->done, r, link);
+    while ((r = QTAILQ_FIRST(&s->orphan_wait))) {
+        QTAILQ_REMOVE(&s->orphan_wait, r, link);
+        r->orphan_wait = false;
+    }
+    while ((r = QTAILQ_FIRST(&s->parked))) {
+        QTAILQ_REMOVE(&s->parked, r, link);
+    }
+    for (i = 0; i < NZ_NR_REQS; i++) {
+        r = &s->req[i];
+        if (r->state == NZ_REQ_FREE) {
+            continue;
+        }
+        r->cancelled = true;
+        if (r->on_finishing || (r->state == NZ_REQ_RUN && !r->io_done)) {
+            continue;
+        }
+        if (r->zio_used) {
+            zr_zone_write_forget(&r->ns->zones, &r->zio);
+        }
         nz_req_free(r);
     }
     nz_admin_reset(s);
+}
+
+/*
+ * Stop the controller at once (a device reset, unplug): what is in flight
+ * ends without a CQE and the backend I/O is waited for.  Nested event
+ * loops run the BHs, which do nothing while resetting.
+ */
+void nz_io_quiesce(NzCtrl *s)
+{
+    s->resetting = true;
+    nz_io_reset(s);
+    while (s->in_flight_io) {
+        nz_drain(s);
+        nz_io_reset(s);
+    }
+    nz_io_work(s);      /* cancelled: freed, no DMA */
 }
 
 /* Delete SQ: its commands not started yet end as aborted (Base 5.7) */

@@ -150,8 +150,8 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
         return;
     }
     v = &s->vec[cq->iv];
-    /* the admin CQ is never coalesced (Base 5.27.1.8) */
-    if (qid == 0 || v->cd || (!s->coal_thr && !s->coal_time)) {
+    /* the admin CQ is never coalesced; TIME 0 is no delay (Base 5.27.1.8) */
+    if (qid == 0 || v->cd || !s->coal_time) {
         nz_irq_send(s, cq->iv);
         return;
     }
@@ -164,11 +164,7 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
     if (!v->deadline) {
         v->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                       (int64_t)s->coal_time * NZ_COAL_UNIT_NS;
-        if (!s->coal_time) {
-            v->deadline = 0;
-        } else {
-            nz_coal_arm(s);
-        }
+        nz_coal_arm(s);
     }
 }
 

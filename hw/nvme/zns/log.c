@@ -118,18 +118,14 @@ static bool nz_log_effects(uint8_t csi, uint8_t *buf, size_t *len)
     return true;
 }
 
-/* Changed Zone List (ZNS 5.3.1): read, it empties */
-static size_t nz_log_changed_zones(NzNs *ns, uint8_t *buf, bool rae)
+/* Changed Zone List (ZNS 5.3.1); it empties once read (nz_get_log()) */
+static size_t nz_log_changed_zones(NzNs *ns, uint8_t *buf)
 {
     uint32_t i;
 
     stw_le_p(buf, ns->changed_overflow ? 0xffff : ns->nr_changed);
     for (i = 0; i < ns->nr_changed && !ns->changed_overflow; i++) {
         stq_le_p(buf + 8 + 8 * i, ns->changed[i]);
-    }
-    if (!rae) {
-        ns->nr_changed = 0;
-        ns->changed_overflow = false;
     }
     return 8 + 8 * NZ_MAX_CHANGED_ZONES;
 }
@@ -149,7 +145,8 @@ uint16_t nz_get_log(NzReq *r)
     g_autofree uint8_t *out = NULL;
     size_t size = 0;
     int clear = -1;
-    NzNs *ns;
+    NzNs *ns = NULL;
+    uint16_t status;
 
     trace_nvme_zns_get_log(lid, csi, nsid, off, len);
     if ((off & 3) || len > NZ_MAX_XFER) {
@@ -181,7 +178,7 @@ uint16_t nz_get_log(NzReq *r)
         if (!ns) {
             return NVME_INVALID_NSID | NVME_DNR;
         }
-        size = nz_log_changed_zones(ns, buf, rae);
+        size = nz_log_changed_zones(ns, buf);
         clear = NVME_AER_TYPE_NOTICE;
         break;
     default:
@@ -194,8 +191,16 @@ uint16_t nz_get_log(NzReq *r)
     }
     out = g_malloc0(len);
     memcpy(out, buf + off, MIN(len, size - off));
-    if (clear >= 0 && !rae) {
-        nz_aer_clear(s, clear);
+    status = nz_dma_out(s, &r->cmd, out, len);
+    /* what was read is consumed only once the host has it (RAE clear) */
+    if (nz_status_ok(status) && !rae) {
+        if (lid == NZ_LOG_CHANGED_ZONES) {
+            ns->nr_changed = 0;
+            ns->changed_overflow = false;
+        }
+        if (clear >= 0) {
+            nz_aer_clear(s, clear);
+        }
     }
-    return nz_dma_out(s, &r->cmd, out, len);
+    return status;
 }

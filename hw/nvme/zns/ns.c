@@ -178,6 +178,8 @@ static void nz_ns_unrealize(DeviceState *dev)
     NzNs *ns = NVME_ZNS_NS(dev);
 
     if (ns->ctrl) {
+        /* the controller's commands may still use our drive and zones */
+        nz_io_quiesce(ns->ctrl);
         nz_ns_detach(ns->ctrl, ns);
     }
     if (ns->realized_zones) {

@@ -422,6 +422,7 @@ void nz_log_error(NzCtrl *s, NzReq *r, uint16_t status);
 extern const ZrServiceOps nz_service_ops;
 void nz_io_submit(NzReq *r);
 void nz_io_reset(NzCtrl *s);
+void nz_io_quiesce(NzCtrl *s);
 void nz_io_cancel_sq(NzCtrl *s, uint16_t sqid);
 bool nz_io_abort(NzCtrl *s, uint16_t sqid, uint16_t cid);
 void nz_io_finish(NzReq *r);

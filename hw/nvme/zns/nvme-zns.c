@@ -177,9 +177,7 @@ static void nz_exit(PCIDevice *pci)
     if (s->machine_done.notify && s->machine_done.node.le_prev) {
         qemu_remove_machine_init_done_notifier(&s->machine_done);
     }
-    nz_io_reset(s);
-    nz_drain(s);
-    nz_io_work(s);
+    nz_io_quiesce(s);
     migrate_del_blocker(&s->migration_blocker);
     zr_service_timer_cleanup(&s->sched);
     nz_work_cleanup(s);
@@ -204,9 +202,7 @@ static void nz_reset(DeviceState *dev)
 {
     NzCtrl *s = NVME_ZNS(dev);
 
-    nz_io_reset(s);
-    nz_drain(s);
-    nz_io_work(s);
+    nz_io_quiesce(s);
     nz_regs_reset(s);
 }
 

@@ -246,6 +246,9 @@ void nz_post_done(NzCtrl *s)
     bool sq_freed = false;
     uint32_t q;
 
+    if (s->resetting) {
+        return;     /* nz_io_reset() took everything off the lists */
+    }
     for (q = 0; q < NZ_NR_Q; q++) {
         NzCq *cq = &s->cq[q];
 

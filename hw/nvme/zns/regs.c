@@ -63,8 +63,7 @@ static uint64_t nz_reg_read(NzCtrl *s, hwaddr addr, unsigned size)
     stq_le_p(regs + NVME_REG_ASQ, s->asq);
     stq_le_p(regs + NVME_REG_ACQ, s->acq);
     if (addr + size <= sizeof(regs)) {
-        memcpy(&val, regs + addr, size);
-        val = le64_to_cpu(val);
+        val = ldn_le_p(regs + addr, size);
     }
     return val;
 }
@@ -253,8 +252,16 @@ static void nz_enable(NzCtrl *s)
 /* Any backend I/O, started command or pending CQE left? */
 static bool nz_busy(NzCtrl *s)
 {
+    uint32_t q;
+
+    for (q = 0; q < NZ_NR_Q; q++) {
+        if (!QTAILQ_EMPTY(&s->cq[q].waiting)) {
+            return true;
+        }
+    }
     return s->in_flight_io || zr_dispatch_nr_in_flight(&s->dispatch) ||
-           zr_dispatch_nr_pending(&s->dispatch);
+           zr_dispatch_nr_pending(&s->dispatch) || !QTAILQ_EMPTY(&s->done) ||
+           !QTAILQ_EMPTY(&s->finishing) || !QTAILQ_EMPTY(&s->orphan_wait);
 }
 
 /*
