@@ -827,6 +827,65 @@ static void test_bad_doorbell(void)
     nzt_stop(n);
 }
 
+/*
+ * A zone the controller changed (inject-read-only / inject-offline): the
+ * Zone Descriptor Changed notice, the Changed Zone List, the statuses
+ */
+static void test_zone_changed(void)
+{
+    Nzt *n = nzt_start(DEV(FAST) " -device nvme-zns-ns,bus=nz0,id=ns1", 1);
+    NvmeCmd aer = { .opcode = NVME_ADM_CMD_ASYNC_EV_REQ };
+    uint8_t log[4096];
+    NvmeCqe cqe;
+    QDict *r;
+    uint16_t cid;
+
+    g_assert_cmphex(nzt_set_feature(n, NVME_ASYNCHRONOUS_EVENT_CONF, 1u << 27,
+                                    NULL), ==, 0);
+    cid = nzt_queue(n, 0, &aer);
+    nzt_ring(n, 0);
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE, 1, 1), ==, 0);
+    r = qtest_qmp(n->qts, "{ 'execute': 'qom-set', 'arguments': "
+                  "{ 'path': '/machine/peripheral/ns1', "
+                  "'property': 'inject-read-only', 'value': %d } }",
+                  2 * ZONE + 5);
+    g_assert_false(qdict_haskey(r, "error"));
+    qobject_unref(r);
+    nzt_wait(n, 0, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid);
+    /* notice (2), Zone Descriptor Changed (EFh), log page BFh */
+    g_assert_cmphex(le32_to_cpu(cqe.result), ==, 0xbfef02);
+    g_assert_cmphex(nzt_get_log(n, 0xbf, NVME_CSI_ZONED, 1, log, 4096), ==, 0);
+    g_assert_cmpuint(lduw_le_p(log), ==, 1);
+    g_assert_cmphex(ldq_le_p(log + 8), ==, 2 * ZONE);
+    /* read, it is empty again */
+    g_assert_cmphex(nzt_get_log(n, 0xbf, NVME_CSI_ZONED, 1, log, 4096), ==, 0);
+    g_assert_cmpuint(lduw_le_p(log), ==, 0);
+
+    g_assert_cmpuint(nzt_zone_state(n, 2 * ZONE, NULL), ==,
+                     NVME_ZONE_STATE_READ_ONLY);
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE + 1, 1, 1), ==,
+                    NVME_ZONE_READ_ONLY | NVME_DNR);
+    g_assert_cmphex(nzt_read(n, 1, 2 * ZONE, 1, NULL), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_RESET, false), ==,
+                    NVME_ZONE_INVAL_TRANSITION | NVME_DNR);
+    /* Offline Zone takes a read-only zone offline (ZNS 4.3.1.5) */
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_OFFLINE, false), ==,
+                    0);
+    g_assert_cmpuint(nzt_zone_state(n, 2 * ZONE, NULL), ==,
+                     NVME_ZONE_STATE_OFFLINE);
+    g_assert_cmphex(nzt_read(n, 1, 2 * ZONE, 1, NULL), ==,
+                    NVME_ZONE_OFFLINE | NVME_DNR);
+    /* an LBA beyond the namespace: refused */
+    r = qtest_qmp(n->qts, "{ 'execute': 'qom-set', 'arguments': "
+                  "{ 'path': '/machine/peripheral/ns1', "
+                  "'property': 'inject-offline', 'value': %d } }",
+                  1 << 30);
+    g_assert_true(qdict_haskey(r, "error"));
+    qobject_unref(r);
+    nzt_stop(n);
+}
+
 /* CQ full: completions wait for the host to move the head */
 static void test_cq_full(void)
 {
@@ -899,5 +958,6 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/cq-full", test_cq_full);
     qtest_add_func("/nvme-zns/zone-boundary", test_zone_boundary);
     qtest_add_func("/nvme-zns/reset-drive", test_reset_drive);
+    qtest_add_func("/nvme-zns/zone-changed", test_zone_changed);
     return g_test_run();
 }

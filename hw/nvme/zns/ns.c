@@ -11,6 +11,7 @@
 #include "qemu/error-report.h"
 #include "qemu/module.h"
 #include "qemu/units.h"
+#include "qapi/visitor.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
 #include "nvme-zns-internal.h"
@@ -188,6 +189,37 @@ static void nz_ns_unrealize(DeviceState *dev)
     }
 }
 
+/*
+ * Error injection, the names scsi-zbc uses: make the zone containing an
+ * LBA Read Only or Offline (a media failure).  The controller changed the
+ * zone by itself, so it goes on the Changed Zone List with a Zone
+ * Descriptor Changed notice (ZNS 5.3.1, 5.5).
+ */
+static void nz_ns_set_inject(Object *obj, Visitor *v, const char *name,
+                             void *opaque, Error **errp)
+{
+    NzNs *ns = NVME_ZNS_NS(obj);
+    bool offline = opaque != NULL;
+    uint64_t lba;
+    ZrResult res;
+
+    if (!visit_type_uint64(v, name, &lba, errp)) {
+        return;
+    }
+    if (!DEVICE(obj)->realized || !ns->ctrl) {
+        error_setg(errp, "%s needs a realized namespace", name);
+        return;
+    }
+    res = offline ? zr_zone_set_offline(&ns->zones, lba)
+                  : zr_zone_set_read_only(&ns->zones, lba);
+    if (res != ZR_OK) {
+        error_setg(errp, "%s: LBA %" PRIu64 ": %s", name, lba,
+                   zr_result_name(res));
+        return;
+    }
+    nz_ns_zone_changed(ns, lba & ~(ns->zone_blocks - 1));
+}
+
 static const Property nz_ns_props[] = {
     DEFINE_PROP_DRIVE("drive", NzNs, blkconf.blk),
     DEFINE_PROP_UINT32("nsid", NzNs, nsid, 0),
@@ -235,6 +267,16 @@ static void nz_ns_class_init(ObjectClass *oc, void *data)
         "maximum active zones, MAR + 1 (0 = no limit)");
     object_class_property_set_description(oc, "cross-zone-read",
         "OZCS.RAZB: reads may cross zone boundaries");
+    object_class_property_add(oc, "inject-read-only", "uint64", NULL,
+                              nz_ns_set_inject, NULL, NULL);
+    object_class_property_set_description(oc, "inject-read-only",
+        "make the zone containing this LBA Read Only, with a Zone "
+        "Descriptor Changed notice (test hook)");
+    object_class_property_add(oc, "inject-offline", "uint64", NULL,
+                              nz_ns_set_inject, NULL, (void *)1);
+    object_class_property_set_description(oc, "inject-offline",
+        "make the zone containing this LBA Offline, with a Zone Descriptor "
+        "Changed notice (test hook)");
 }
 
 static const TypeInfo nz_ns_info = {
