@@ -886,6 +886,37 @@ static void test_zone_changed(void)
     nzt_stop(n);
 }
 
+/*
+ * More commands rung than the controller has contexts for (256): the
+ * fetch stops and goes on as commands complete, with no further doorbell.
+ */
+static void test_many(void)
+{
+    Nzt *n = nzt_start(DEV(FAST ",lat-read-ns=100000,max-parallel=8"), 5);
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    uint32_t q, i, got = 0, steps = 0;
+
+    for (q = 1; q <= 5; q++) {
+        for (i = 0; i < NZT_QSIZE - 1; i++) {
+            nzt_rw_cmd(&cmd, NVME_CMD_READ, q * ZONE + i, 1, n->data, 0);
+            nzt_queue(n, q, &cmd);
+        }
+        nzt_ring(n, q);
+    }
+    while (got < 5 * (NZT_QSIZE - 1)) {
+        for (q = 1; q <= 5; q++) {
+            while (nzt_poll(n, q, &cqe)) {
+                g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+                got++;
+            }
+        }
+        nzt_step(n, 100000);
+        g_assert_cmpuint(++steps, <, 10000);
+    }
+    nzt_stop(n);
+}
+
 /* CQ full: completions wait for the host to move the head */
 static void test_cq_full(void)
 {
@@ -959,5 +990,6 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-boundary", test_zone_boundary);
     qtest_add_func("/nvme-zns/reset-drive", test_reset_drive);
     qtest_add_func("/nvme-zns/zone-changed", test_zone_changed);
+    qtest_add_func("/nvme-zns/many", test_many);
     return g_test_run();
 }

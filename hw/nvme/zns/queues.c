@@ -165,6 +165,10 @@ void nz_req_free(NzReq *r)
     r->buf_len = 0;
     r->sg.n = 0;
     r->state = NZ_REQ_FREE;
+    if (r->idx < NZ_IO_REQS && (s->nr_marks || s->marks_overflow)) {
+        /* a fetch that ran out of contexts goes on */
+        nz_schedule(s);
+    }
 }
 
 /* Is command @cid of SQ @sqid still in the controller (Base 3.3.1: CIDs
