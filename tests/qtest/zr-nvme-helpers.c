@@ -106,6 +106,7 @@ void nzt_enable(Nzt *n)
     NVME_SET_CC_CSS(cc, NVME_CC_CSS_ALL);
     NVME_SET_CC_IOSQES(cc, 6);
     NVME_SET_CC_IOCQES(cc, 4);
+    NVME_SET_CC_AMS(cc, n->ams);
     nzt_wr(n, NVME_REG_CC, cc);
     g_assert_true(nzt_wait_csts(n, NVME_CSTS_READY, NVME_CSTS_READY));
     n->q[0] = (NztQueue) {
@@ -274,7 +275,8 @@ void nzt_create_ioq(Nzt *n, uint16_t qid, uint32_t size, uint16_t iv)
     cmd.opcode = NVME_ADM_CMD_CREATE_SQ;
     cmd.dptr.prp1 = cpu_to_le64(q->sq);
     cmd.cdw10 = cpu_to_le32(qid | (size - 1) << 16);
-    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | (uint32_t)qid << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | (n->qprio[qid] & 3) << 1 |
+                            (uint32_t)qid << 16);
     g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
     *q = (NztQueue) { .sq = q->sq, .cq = q->cq, .size = size, .phase = true };
 }

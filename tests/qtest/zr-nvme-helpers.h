@@ -45,6 +45,8 @@ typedef struct Nzt {
     uint16_t next_cid;
     uint64_t data;              /* NZT_DATA bytes of guest memory */
     uint64_t prp_list;          /* one page */
+    uint8_t ams;                /* CC.AMS nzt_enable() sets */
+    uint8_t qprio[NZT_MAX_Q + 1];   /* QPRIO nzt_create_ioq() sets */
 } Nzt;
 
 uint32_t nzt_rd(Nzt *n, uint32_t off);

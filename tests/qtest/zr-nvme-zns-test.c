@@ -381,6 +381,24 @@ static void test_report(void)
     nzt_stop(n);
 }
 
+/* Step 1 us at a time until @want CQEs, all successful, on SQs 1..@nq */
+static void wait_successes(Nzt *n, uint32_t nq, uint32_t want)
+{
+    uint32_t q, got = 0, steps = 0;
+    NvmeCqe cqe;
+
+    while (got < want) {
+        for (q = 1; q <= nq; q++) {
+            while (nzt_poll(n, q, &cqe)) {
+                g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+                got++;
+            }
+        }
+        nzt_step(n, 1000);
+        g_assert_cmpuint(++steps, <, NZT_MAX_STEPS);
+    }
+}
+
 /*
  * The start order across two SQs, per policy: four reads queued on SQ 1,
  * four on SQ 2, SQ 1 rung first, one command in service at a time.
@@ -393,8 +411,7 @@ static void check_order(const char *policy, const char *want)
     Nzt *n = nzt_start(args, 2);
     g_autofree char *log = NULL;
     NvmeCmd cmd;
-    NvmeCqe cqe;
-    uint32_t q, i, got = 0, steps = 0;
+    uint32_t q, i;
 
     /* a write holds the one service slot while the reads queue up */
     nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, n->data, 0);
@@ -411,16 +428,7 @@ static void check_order(const char *policy, const char *want)
     }
     nzt_ring(n, 1);
     nzt_ring(n, 2);
-    while (got < 9) {
-        for (q = 1; q <= 2; q++) {
-            while (nzt_poll(n, q, &cqe)) {
-                g_assert_cmphex(NZT_SC(&cqe), ==, 0);
-                got++;
-            }
-        }
-        nzt_step(n, 1000);
-        g_assert_cmpuint(++steps, <, NZT_MAX_STEPS);
-    }
+    wait_successes(n, 2, 9);
     log = nzt_qom_str(n, "start-log");
     g_assert_cmpstr(log, ==, want);
     nzt_stop(n);
@@ -432,6 +440,70 @@ static void test_order(void)
     check_order("none", "1:7,1:8,1:9,1:10,2:11,2:12,2:13,2:14");
     check_order("spec", "2:11,1:7,2:12,1:8,2:13,1:9,2:14,1:10");
     check_order("reverse", "2:14,2:13,2:12,2:11,1:10,1:9,1:8,1:7");
+}
+
+/*
+ * Weighted round robin with urgent priority class (CAP.AMS bit 17,
+ * CC.AMS = 001b, Base 3.4.4.3): SQ 1 low, SQ 2 high, SQ 3 urgent, weights
+ * high 2 low 1 (Feature 01h HPW=1 LPW=0), four reads on each, SQ 1 rung
+ * first.  Urgent goes first, then two high for each low per round.
+ */
+static void test_wrr(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST ",max-parallel=1,lat-read-ns=1000,"
+                          "lat-write-ns=50000,reorder=spec"));
+    g_autofree char *log = NULL;
+    NvmeCmd cmd;
+    uint32_t q, i;
+
+    g_assert_cmpuint(NVME_CAP_AMS(nzt_rd64(n, NVME_REG_CAP)) & 1, ==, 1);
+    /* a CC.AMS the controller does not offer fails the enable */
+    nzt_wr(n, NVME_REG_AQA, (NZT_QSIZE - 1) << 16 | (NZT_QSIZE - 1));
+    nzt_wr(n, NVME_REG_ASQ, n->q[0].sq);
+    nzt_wr(n, NVME_REG_ACQ, n->q[0].cq);
+    nzt_wr(n, NVME_REG_CC, 1 | 6 << 4 | 7 << 11 | 6 << 16 | 4 << 20);
+    nzt_step(n, NZT_STEP_NS);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_CSTS) & (NVME_CSTS_READY |
+                    NVME_CSTS_FAILED), ==, NVME_CSTS_FAILED);
+
+    n->ams = 1;
+    n->qprio[1] = 3;    /* low */
+    n->qprio[2] = 1;    /* high */
+    n->qprio[3] = 0;    /* urgent */
+    nzt_enable(n);
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 2 | 2 << 16,
+                                    NULL), ==, NVME_SUCCESS);
+    g_assert_cmphex(nzt_set_feature(n, NVME_ARBITRATION, 1 << 24, NULL), ==,
+                    NVME_SUCCESS);
+    for (q = 1; q <= 3; q++) {
+        nzt_create_ioq(n, q, NZT_QSIZE, 0);
+    }
+    /* a write holds the one service slot while the reads queue up */
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 0, 1, n->data, 0);
+    nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    nzt_step(n, 1000);
+    nzt_qom_set_str(n, "start-log", "");
+    for (q = 1; q <= 3; q++) {
+        for (i = 0; i < 4; i++) {
+            nzt_rw_cmd(&cmd, NVME_CMD_READ, q * ZONE + i, 1,
+                       n->data + (q * 4 + i) * 4096, 0);
+            nzt_queue(n, q, &cmd);
+        }
+    }
+    for (q = 1; q <= 3; q++) {
+        nzt_ring(n, q);
+    }
+    wait_successes(n, 3, 13);
+    /*
+     * CIDs: 1-8 admin, 9 the write, SQ 1 10-13, SQ 2 14-17, SQ 3 18-21.
+     * The write took the low class's one command of the first round, so
+     * that round ends after two high; the next gives two high, one low.
+     */
+    log = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log, ==, "3:18,3:19,3:20,3:21,2:14,2:15,2:16,2:17,"
+                    "1:10,1:11,1:12,1:13");
+    nzt_stop(n);
 }
 
 /* Reordered writes to one zone fail as Zone Invalid Write */
@@ -978,6 +1050,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);
     qtest_add_func("/nvme-zns/order", test_order);
+    qtest_add_func("/nvme-zns/wrr", test_wrr);
     qtest_add_func("/nvme-zns/reorder-writes", test_reorder_writes);
     qtest_add_func("/nvme-zns/reset-inflight", test_reset_inflight);
     qtest_add_func("/nvme-zns/shutdown", test_shutdown);

@@ -29,6 +29,8 @@ const char *zr_op_name(ZrOp op)
 bool zr_dispatch_init(ZrDispatch *d, const ZrDispatchConfig *cfg,
                       Error **errp)
 {
+    unsigned i;
+
     memset(d, 0, sizeof(*d));
     if (cfg->policy >= ZR_POLICY__MAX) {
         error_setg(errp, "invalid reorder policy %d", cfg->policy);
@@ -57,6 +59,11 @@ bool zr_dispatch_init(ZrDispatch *d, const ZrDispatchConfig *cfg,
     QTAILQ_INIT(&d->in_flight);
     d->queue_pending = g_new0(uint32_t, cfg->nr_queues);
     d->queue_starts = g_new0(uint64_t, cfg->nr_queues);
+    d->queue_class = g_new(uint8_t, cfg->nr_queues);
+    memset(d->queue_class, ZR_QCLASS_MEDIUM, cfg->nr_queues);
+    for (i = 0; i < ZR_WRR_CLASSES; i++) {
+        d->wrr_weight[i] = d->wrr_credit[i] = 1;
+    }
     zr_prng_seed(&d->prng, cfg->seed);
     return true;
 }
@@ -67,6 +74,8 @@ void zr_dispatch_cleanup(ZrDispatch *d)
     assert(QTAILQ_EMPTY(&d->pending) && QTAILQ_EMPTY(&d->in_flight));
     g_free(d->queue_pending);
     g_free(d->queue_starts);
+    g_free(d->queue_class);
+    d->queue_class = NULL;
     d->queue_pending = NULL;
     d->queue_starts = NULL;
 }
@@ -110,6 +119,27 @@ void zr_dispatch_set_spec_burst(ZrDispatch *d, uint32_t burst)
 void zr_dispatch_set_rr_burst(ZrDispatch *d, uint32_t burst)
 {
     d->cfg.rr_burst = MAX(burst, 1);
+}
+
+void zr_dispatch_set_wrr(ZrDispatch *d, bool on,
+                         const uint32_t weight[ZR_WRR_CLASSES])
+{
+    unsigned i;
+
+    d->wrr = on;
+    for (i = 0; i < ZR_WRR_CLASSES; i++) {
+        d->wrr_weight[i] = MAX(weight[i], 1);
+        d->wrr_credit[i] = d->wrr_weight[i];
+    }
+    trace_zr_dispatch_set_wrr(d, on, d->wrr_weight[0], d->wrr_weight[1],
+                              d->wrr_weight[2]);
+}
+
+void zr_dispatch_set_queue_class(ZrDispatch *d, uint32_t queue,
+                                 ZrQueueClass cls)
+{
+    assert(queue < d->cfg.nr_queues && cls < ZR_QCLASS__MAX);
+    d->queue_class[queue] = cls;
 }
 
 void zr_dispatch_reset_stats(ZrDispatch *d)
@@ -370,6 +400,9 @@ void zr_dispatch_flush(ZrDispatch *d, ZrCmdFn *fn, void *opaque)
     }
     d->rr_queue = 0;
     d->rr_taken = 0;
+    memset(d->class_queue, 0, sizeof(d->class_queue));
+    memset(d->class_taken, 0, sizeof(d->class_taken));
+    memcpy(d->wrr_credit, d->wrr_weight, sizeof(d->wrr_credit));
     d->any_started = false;
     d->last_slot = 0;
 }

@@ -142,28 +142,95 @@ static ZrCmd *zr_policy_oldest_in_queue(ZrDispatch *d, uint32_t queue)
     g_assert_not_reached();
 }
 
+/* Does @queue take part in an arbitration over @cls (-1: every queue)? */
+static bool zr_policy_queue_in(ZrDispatch *d, uint32_t queue, int cls)
+{
+    return d->queue_pending[queue] &&
+           (cls < 0 || d->queue_class[queue] == cls);
+}
+
 /*
  * Queue round-robin with a burst: up to @burst commands from the current
- * queue, in order, then the next queue (ascending id, wrapping) that has
- * work.  This is NVMe Base 2.0 "Round Robin Arbitration" with Arbitration
- * Burst, and the MCQ equivalent of UFSHCI 4.0; within a submission queue
- * commands are fetched, and so started, in order.
+ * queue (*@cur), in order, then the next queue (ascending id, wrapping)
+ * that has work, among those of class @cls (-1: all).  This is NVMe Base
+ * 2.0 3.4.4.1 "Round Robin Arbitration" with Arbitration Burst, and the
+ * MCQ equivalent of UFSHCI 4.0; within a submission queue commands are
+ * fetched, and so started, in order.  NULL when no such queue has work.
  */
-static ZrCmd *zr_policy_pick_queue_rr(ZrDispatch *d, uint32_t burst)
+static ZrCmd *zr_policy_rr_over(ZrDispatch *d, uint32_t burst, int cls,
+                                uint32_t *cur, uint32_t *taken)
 {
     uint32_t i, q;
 
-    if (d->rr_taken < burst && d->queue_pending[d->rr_queue]) {
-        d->rr_taken++;
-        return zr_policy_oldest_in_queue(d, d->rr_queue);
+    if (*taken < burst && zr_policy_queue_in(d, *cur, cls)) {
+        (*taken)++;
+        return zr_policy_oldest_in_queue(d, *cur);
     }
     for (i = 1; i <= d->cfg.nr_queues; i++) {
-        q = (d->rr_queue + i) % d->cfg.nr_queues;
-        if (d->queue_pending[q]) {
-            d->rr_queue = q;
-            d->rr_taken = 1;
+        q = (*cur + i) % d->cfg.nr_queues;
+        if (zr_policy_queue_in(d, q, cls)) {
+            *cur = q;
+            *taken = 1;
             return zr_policy_oldest_in_queue(d, q);
         }
+    }
+    return NULL;
+}
+
+static ZrCmd *zr_policy_pick_queue_rr(ZrDispatch *d, uint32_t burst)
+{
+    ZrCmd *cmd = zr_policy_rr_over(d, burst, -1, &d->rr_queue, &d->rr_taken);
+
+    assert(cmd);
+    return cmd;
+}
+
+static bool zr_policy_class_pending(ZrDispatch *d, int cls)
+{
+    uint32_t q;
+
+    for (q = 0; q < d->cfg.nr_queues; q++) {
+        if (zr_policy_queue_in(d, q, cls)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * NVMe Base 2.0 3.4.4.3 "Weighted Round Robin with Urgent Priority Class
+ * Arbitration": the urgent class goes first whenever it has work
+ * (round robin among its queues); then the high, medium and low classes
+ * share what is left by weight, each starting up to its weight of
+ * commands per round, round robin with the Arbitration Burst among its
+ * own queues.  A round ends when no class with credit left has work;
+ * then every class gets its weight again.  (The admin queue's strict
+ * priority is the device's: admin commands do not come through here.)
+ */
+static ZrCmd *zr_policy_pick_wrr(ZrDispatch *d, uint32_t burst)
+{
+    ZrCmd *cmd;
+    int round, c;
+
+    cmd = zr_policy_rr_over(d, burst, ZR_QCLASS_URGENT,
+                            &d->class_queue[ZR_QCLASS_URGENT],
+                            &d->class_taken[ZR_QCLASS_URGENT]);
+    if (cmd) {
+        return cmd;
+    }
+    for (round = 0; round < 2; round++) {
+        for (c = 0; c < ZR_WRR_CLASSES; c++) {
+            int cls = ZR_QCLASS_HIGH + c;
+
+            if (!d->wrr_credit[c] || !zr_policy_class_pending(d, cls)) {
+                continue;
+            }
+            cmd = zr_policy_rr_over(d, burst, cls, &d->class_queue[cls],
+                                    &d->class_taken[cls]);
+            d->wrr_credit[c]--;
+            return cmd;
+        }
+        memcpy(d->wrr_credit, d->wrr_weight, sizeof(d->wrr_credit));
     }
     g_assert_not_reached();
 }
@@ -181,8 +248,11 @@ ZrCmd *zr_policy_pick(ZrDispatch *d, ZrPolicy policy)
         if (d->cfg.spec == ZR_SPEC_RING_ORDER) {
             return zr_policy_pick_none(d);
         }
-        return slots ? zr_policy_pick_lowest_slot(d)
-                     : zr_policy_pick_queue_rr(d, d->cfg.spec_burst);
+        if (slots) {
+            return zr_policy_pick_lowest_slot(d);
+        }
+        return d->wrr ? zr_policy_pick_wrr(d, d->cfg.spec_burst)
+                      : zr_policy_pick_queue_rr(d, d->cfg.spec_burst);
     case ZR_POLICY_RR:
         return slots ? zr_policy_pick_slot_rr(d)
                      : zr_policy_pick_queue_rr(d, d->cfg.rr_burst);

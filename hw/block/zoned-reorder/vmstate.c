@@ -60,6 +60,61 @@ static int zr_zone_model_vm_post_load(void *opaque, int version_id)
     return 0;
 }
 
+/* Weighted round robin, when switched on (NVMe CC.AMS = 001b) */
+static bool zr_dispatch_wrr_needed(void *opaque)
+{
+    ZrDispatch *d = opaque;
+
+    return d->wrr;
+}
+
+static int zr_dispatch_wrr_post_load(void *opaque, int version_id)
+{
+    ZrDispatch *d = opaque;
+    unsigned i;
+
+    for (i = 0; i < ZR_QCLASS__MAX; i++) {
+        if (d->class_queue[i] >= d->cfg.nr_queues) {
+            error_report("zoned-reorder: saved class cursor %u of %u",
+                         d->class_queue[i], d->cfg.nr_queues);
+            return -EINVAL;
+        }
+    }
+    for (i = 0; i < ZR_WRR_CLASSES; i++) {
+        if (!d->wrr_weight[i] || d->wrr_credit[i] > d->wrr_weight[i]) {
+            error_report("zoned-reorder: saved weight %u credit %u",
+                         d->wrr_weight[i], d->wrr_credit[i]);
+            return -EINVAL;
+        }
+    }
+    for (i = 0; i < d->cfg.nr_queues; i++) {
+        if (d->queue_class[i] >= ZR_QCLASS__MAX) {
+            error_report("zoned-reorder: saved queue class %u",
+                         d->queue_class[i]);
+            return -EINVAL;
+        }
+    }
+    return 0;
+}
+
+static const VMStateDescription vmstate_zr_dispatch_wrr = {
+    .name = "zr-dispatch/wrr",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = zr_dispatch_wrr_needed,
+    .post_load = zr_dispatch_wrr_post_load,
+    .fields = (const VMStateField[]) {
+        VMSTATE_BOOL(wrr, ZrDispatch),
+        VMSTATE_VARRAY_UINT32(queue_class, ZrDispatch, cfg.nr_queues, 0,
+                              vmstate_info_uint8, uint8_t),
+        VMSTATE_UINT32_ARRAY(wrr_weight, ZrDispatch, ZR_WRR_CLASSES),
+        VMSTATE_UINT32_ARRAY(wrr_credit, ZrDispatch, ZR_WRR_CLASSES),
+        VMSTATE_UINT32_ARRAY(class_queue, ZrDispatch, ZR_QCLASS__MAX),
+        VMSTATE_UINT32_ARRAY(class_taken, ZrDispatch, ZR_QCLASS__MAX),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_zr_zone_model = {
     .name = "zr-zone-model",
     .version_id = 1,
@@ -159,6 +214,7 @@ const VMStateDescription vmstate_zr_dispatch = {
     },
     .subsections = (const VMStateDescription * const []) {
         &vmstate_zr_dispatch_policy,
+        &vmstate_zr_dispatch_wrr,
         NULL
     },
 };

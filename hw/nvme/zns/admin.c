@@ -221,11 +221,22 @@ static uint32_t nz_arb_default(void)
     return 0;       /* AB 0: one command per SQ per round */
 }
 
-static void nz_arb_apply(NzCtrl *s)
+/*
+ * Feature 01h (Base 5.27.1.1) into the arbitration of `spec`: the burst
+ * always, the weights (HPW, MPW, LPW, 0's based) when CC.AMS selects
+ * weighted round robin with urgent priority class (Base 3.4.4.3).
+ */
+void nz_arb_apply(NzCtrl *s)
 {
     uint32_t ab = s->arb & 7;
+    uint32_t w[ZR_WRR_CLASSES] = {
+        ((s->arb >> 24) & 0xff) + 1,
+        ((s->arb >> 16) & 0xff) + 1,
+        ((s->arb >> 8) & 0xff) + 1,
+    };
 
     zr_dispatch_set_spec_burst(&s->dispatch, ab == 7 ? UINT32_MAX : 1u << ab);
+    zr_dispatch_set_wrr(&s->dispatch, NVME_CC_AMS(s->cc) == NZ_CC_AMS_WRRU, w);
 }
 
 static bool nz_feature_changeable(uint8_t fid)

@@ -78,6 +78,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(NzNs, NVME_ZNS_NS)
 #define NZ_MAX_EVENTS           16      /* queued asynchronous events */
 #define NZ_MAX_CHANGED_ZONES    511     /* Changed Zone List entries */
 #define NZ_START_LOG            32      /* remembered start order */
+#define NZ_CC_AMS_WRRU          1       /* CC.AMS: WRR with urgent class */
 
 /* Service-model defaults (documented in nvme-zns.rst) */
 #define NZ_DEFAULT_LAT_READ_NS      80000
@@ -410,6 +411,7 @@ void nz_admin_resume(NzCtrl *s);
 void nz_aer_event(NzCtrl *s, uint8_t type, uint8_t info, uint8_t log);
 void nz_aer_clear(NzCtrl *s, uint8_t type);
 void nz_admin_reset(NzCtrl *s);
+void nz_arb_apply(NzCtrl *s);
 
 /* identify.c */
 uint16_t nz_identify(NzReq *r);

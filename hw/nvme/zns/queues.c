@@ -394,6 +394,10 @@ uint16_t nz_sq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
         .prio = prio,
     };
     s->cq[cqid].nr_sq++;
+    if (qid) {
+        /* QPRIO (Base 5.5) is the core's class numbering */
+        zr_dispatch_set_queue_class(&s->dispatch, qid - 1, prio & 3);
+    }
     trace_nvme_zns_sq_create(qid, addr, size, cqid, prio);
     return NVME_SUCCESS;
 }

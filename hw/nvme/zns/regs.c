@@ -19,7 +19,7 @@ static uint64_t nz_cap(NzCtrl *s)
 
     NVME_CAP_SET_MQES(cap, NZ_MQES);
     NVME_CAP_SET_CQR(cap, 1);           /* queues are contiguous */
-    NVME_CAP_SET_AMS(cap, 0);           /* round robin only */
+    NVME_CAP_SET_AMS(cap, 1);           /* + WRR with urgent class */
     NVME_CAP_SET_TO(cap, 30);           /* 15 s, in 500 ms units */
     NVME_CAP_SET_DSTRD(cap, 0);         /* doorbells 4 bytes apart */
     NVME_CAP_SET_NSSRS(cap, 0);
@@ -230,6 +230,8 @@ static void nz_enable(NzCtrl *s)
     } else if (css != NVME_CC_CSS_NVM && css != NVME_CC_CSS_ALL &&
                css != NVME_CC_CSS_ADMIN_ONLY) {
         why = "unsupported CC.CSS";
+    } else if (NVME_CC_AMS(s->cc) > NZ_CC_AMS_WRRU) {
+        why = "unsupported CC.AMS";
     } else if ((s->asq | s->acq) & ((NZ_PAGE << mps) - 1)) {
         why = "ASQ or ACQ not aligned to the memory page size";
     } else if ((NVME_CC_IOSQES(s->cc) && NVME_CC_IOSQES(s->cc) != 6) ||
@@ -243,6 +245,7 @@ static void nz_enable(NzCtrl *s)
         return;
     }
     s->page_size = NZ_PAGE << mps;
+    nz_arb_apply(s);
     nz_cq_create(s, 0, s->acq, acqs, true, 0);
     nz_sq_create(s, 0, s->asq, asqs, 0, 0);
     s->csts = NVME_CSTS_READY;

@@ -321,6 +321,77 @@ static void test_spec_per_queue_rr(void)
     fx_cleanup(&f);
 }
 
+/* NVMe weighted round robin with an urgent class (Base 2.0 3.4.4.3) */
+static void test_spec_wrr(void)
+{
+    static const uint32_t w[ZR_WRR_CLASSES] = { 3, 2, 1 };
+    uint32_t got[32];
+    unsigned n, i;
+    Fixture f;
+
+    /* queue 0 low, 1 medium, 2 high, 3 urgent; 6 commands each */
+    fx_init(&f, ZR_POLICY_SPEC, ZR_SPEC_PER_QUEUE_RR, 4, 1, 0);
+    zr_dispatch_set_wrr(&f.d, true, w);
+    zr_dispatch_set_queue_class(&f.d, 0, ZR_QCLASS_LOW);
+    zr_dispatch_set_queue_class(&f.d, 1, ZR_QCLASS_MEDIUM);
+    zr_dispatch_set_queue_class(&f.d, 2, ZR_QCLASS_HIGH);
+    zr_dispatch_set_queue_class(&f.d, 3, ZR_QCLASS_URGENT);
+    for (i = 0; i < 6; i++) {
+        fx_submit(&f, i, 0);
+        fx_submit(&f, 10 + i, 1);
+        fx_submit(&f, 20 + i, 2);
+        fx_submit(&f, 30 + i, 3);
+    }
+    n = fx_drain(&f, got);
+    /* urgent first, then rounds of 3 high, 2 medium, 1 low */
+    ASSERT_ORDER(got, n, 30, 31, 32, 33, 34, 35,
+                 20, 21, 22, 10, 11, 0,
+                 23, 24, 25, 12, 13, 1,
+                 14, 15, 2,         /* high empty: medium and low go on */
+                 3, 4, 5);
+    g_assert_cmpuint(f.d.stats.starts_reordered_in_queue, ==, 0);
+    fx_cleanup(&f);
+
+    /* Urgent work that arrives later still goes first. */
+    fx_init(&f, ZR_POLICY_SPEC, ZR_SPEC_PER_QUEUE_RR, 2, 1, 0);
+    zr_dispatch_set_wrr(&f.d, true, w);
+    zr_dispatch_set_queue_class(&f.d, 1, ZR_QCLASS_URGENT);
+    fx_submit(&f, 0, 0);
+    fx_submit(&f, 1, 0);
+    g_assert_cmpuint(fx_pick(&f), ==, 0);
+    fx_submit(&f, 100, 1);
+    g_assert_cmpuint(fx_pick(&f), ==, 100);
+    g_assert_cmpuint(fx_pick(&f), ==, 1);
+    fx_cleanup(&f);
+
+    /* Two high queues: round robin with the burst inside the class. */
+    fx_init(&f, ZR_POLICY_SPEC, ZR_SPEC_PER_QUEUE_RR, 3, 2, 0);
+    zr_dispatch_set_wrr(&f.d, true, w);
+    zr_dispatch_set_queue_class(&f.d, 0, ZR_QCLASS_HIGH);
+    zr_dispatch_set_queue_class(&f.d, 1, ZR_QCLASS_HIGH);
+    zr_dispatch_set_queue_class(&f.d, 2, ZR_QCLASS_LOW);
+    for (i = 0; i < 4; i++) {
+        fx_submit(&f, i, 0);
+        fx_submit(&f, 10 + i, 1);
+        fx_submit(&f, 20 + i, 2);
+    }
+    n = fx_drain(&f, got);
+    ASSERT_ORDER(got, n, 0, 1, 10, 20, 11, 2, 3, 21, 12, 13, 22, 23);
+    fx_cleanup(&f);
+
+    /* Off again: plain round robin, classes ignored. */
+    fx_init(&f, ZR_POLICY_SPEC, ZR_SPEC_PER_QUEUE_RR, 2, 1, 0);
+    zr_dispatch_set_wrr(&f.d, true, w);
+    zr_dispatch_set_queue_class(&f.d, 1, ZR_QCLASS_URGENT);
+    zr_dispatch_set_wrr(&f.d, false, w);
+    fx_submit(&f, 0, 0);
+    fx_submit(&f, 1, 0);
+    fx_submit(&f, 100, 1);
+    n = fx_drain(&f, got);
+    ASSERT_ORDER(got, n, 0, 100, 1);
+    fx_cleanup(&f);
+}
+
 static void test_rr_queues(void)
 {
     uint32_t got[8];
@@ -717,6 +788,7 @@ int main(int argc, char **argv)
                     test_spec_lowest_slot);
     g_test_add_func("/zoned-reorder/dispatch/spec/per-queue-rr",
                     test_spec_per_queue_rr);
+    g_test_add_func("/zoned-reorder/dispatch/spec/wrr", test_spec_wrr);
     g_test_add_func("/zoned-reorder/dispatch/rr/slots", test_rr_slots);
     g_test_add_func("/zoned-reorder/dispatch/rr/queues", test_rr_queues);
     g_test_add_func("/zoned-reorder/dispatch/random", test_random);

@@ -68,6 +68,22 @@ typedef enum ZrSpecFlavour {
     ZR_SPEC_PER_QUEUE_RR,
 } ZrSpecFlavour;
 
+/*
+ * Queue priority classes for weighted round robin with an urgent priority
+ * class (NVMe Base 2.0 3.4.4.3; the values are Create I/O Submission
+ * Queue's QPRIO).  Only ZR_SPEC_PER_QUEUE_RR engines with WRR switched on
+ * (zr_dispatch_set_wrr()) look at them.
+ */
+typedef enum ZrQueueClass {
+    ZR_QCLASS_URGENT,   /* strict priority over the weighted classes */
+    ZR_QCLASS_HIGH,
+    ZR_QCLASS_MEDIUM,
+    ZR_QCLASS_LOW,
+    ZR_QCLASS__MAX
+} ZrQueueClass;
+
+#define ZR_WRR_CLASSES  3   /* high, medium, low */
+
 typedef enum ZrCmdState {
     ZR_CMD_IDLE,        /* not known to the engine */
     ZR_CMD_PENDING,     /* submitted, waiting to start */
@@ -157,6 +173,17 @@ typedef struct ZrDispatch {
     uint32_t rr_queue;          /* queue round-robin: current queue */
     uint32_t rr_taken;          /* ... and starts taken from it so far */
     uint32_t last_slot;         /* slot flavour: last started tag */
+    /*
+     * Weighted round robin (`spec` of ZR_SPEC_PER_QUEUE_RR when @wrr):
+     * each queue's class, each class's round-robin cursor, and the
+     * commands each weighted class may still start this round.
+     */
+    bool wrr;
+    uint8_t *queue_class;                   /* [nr_queues] ZrQueueClass */
+    uint32_t wrr_weight[ZR_WRR_CLASSES];    /* commands per round, >= 1 */
+    uint32_t wrr_credit[ZR_WRR_CLASSES];
+    uint32_t class_queue[ZR_QCLASS__MAX];
+    uint32_t class_taken[ZR_QCLASS__MAX];
     bool any_started;
 
     ZrDispatchStats stats;
@@ -178,6 +205,16 @@ bool zr_dispatch_set_zone_size(ZrDispatch *d, uint64_t zone_size,
                                Error **errp);
 void zr_dispatch_set_spec_burst(ZrDispatch *d, uint32_t burst);
 void zr_dispatch_set_rr_burst(ZrDispatch *d, uint32_t burst);
+/*
+ * Weighted round robin with an urgent class for `spec`: @weight is the
+ * commands per round of the high, medium and low classes (each >= 1;
+ * NVMe's HPW/MPW/LPW + 1).  Off (the default), `spec` is plain round
+ * robin and the classes are ignored.
+ */
+void zr_dispatch_set_wrr(ZrDispatch *d, bool on,
+                         const uint32_t weight[ZR_WRR_CLASSES]);
+void zr_dispatch_set_queue_class(ZrDispatch *d, uint32_t queue,
+                                 ZrQueueClass cls);
 void zr_dispatch_reset_stats(ZrDispatch *d);
 
 /* Command flow */
