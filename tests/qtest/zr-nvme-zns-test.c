@@ -287,6 +287,20 @@ static void test_zone_invalid_write(void)
     nzt_stop(n);
 }
 
+/* x-zone-invalid-write-dnr: the same status with Do Not Retry set */
+static void test_zone_invalid_write_dnr(void)
+{
+    Nzt *n = nzt_start(DEV(FAST ",x-zone-invalid-write-dnr=on"), 1);
+
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 2, 1, 1), ==,
+                    NVME_ZONE_INVALID_WRITE | NVME_DNR);
+    g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 1);
+    /* only that status: a write at the write pointer still succeeds */
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 1, 1, 1), ==, 0);
+    nzt_stop(n);
+}
+
 /* Zone Append: the assigned LBA in the CQE (ZNS 4.4.1) */
 static void test_append(void)
 {
@@ -1046,6 +1060,8 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/features", test_features);
     qtest_add_func("/nvme-zns/write-read", test_write_read);
     qtest_add_func("/nvme-zns/zone-invalid-write", test_zone_invalid_write);
+    qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
+                   test_zone_invalid_write_dnr);
     qtest_add_func("/nvme-zns/append", test_append);
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Zoned-reorder core: helpers shared by zone.c (state machine, resources),
- * zone-geometry.c (layout, saved state) and zone-io.c (write, append and
- * read checks).  Not a public header.
+ * zone-geometry.c (layout, saved state), zone-io.c (writes and appends)
+ * and zone-read.c (read checks, what a read returns).  Not a public header.
  */
 
 #ifndef HW_BLOCK_ZONED_REORDER_ZONE_INTERNAL_H

@@ -4,8 +4,8 @@
  *
  * This file owns write-pointer checks and advances: writes (ZBC-2 "Writing
  * in sequential write required zones", ZNS 1.1 "Writing in Zones"), zone
- * append (ZNS 1.1 "Zone Append command"), the optional URSWRZ=0 style read
- * checks, and the read-only/offline injection hooks.  A device calls
+ * append (ZNS 1.1 "Zone Append command") and the read-only/offline
+ * injection hooks; reads are in zone-read.c.  A device calls
  * zr_zone_write()/zr_zone_append() when a command *starts*, so the start
  * order chosen by the dispatch engine is the order the write pointer sees.
  */
@@ -478,48 +478,6 @@ void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out)
 }
 
 /*
- * Reads are unrestricted with ZBC-2 URSWRZ=1 (what Linux requires) and in
- * ZNS, except that an OFFLINE zone cannot be read.  A ZBC front-end that
- * reports URSWRZ=0, or wants gap zones to fail reads, passes @flags:
- * ZR_READ_CHECK_WP (ATTEMPT TO READ INVALID DATA), ZR_READ_CHECK_BOUNDARY
- * (READ BOUNDARY VIOLATION), ZR_READ_CHECK_GAP (ATTEMPT TO ACCESS GAP
- * ZONE).  The first problem in LBA order is returned.
- */
-ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
-                            uint64_t len, unsigned flags)
-{
-    uint64_t end = lba + len;
-    uint64_t pos = lba;
-
-    if (!zr_zone_range_ok(m, lba, len)) {
-        return ZR_ERR_LBA_OUT_OF_RANGE;
-    }
-    while (pos < end) {
-        const ZrZone *z = &m->zones[pos >> m->zone_shift];
-        uint64_t zend = z->start + z->size;
-        uint64_t seg_end = MIN(end, zend);
-
-        if (z->cond == ZR_COND_OFFLINE) {
-            return ZR_ERR_OFFLINE;
-        }
-        if (zr_zone_is_seq(z)) {
-            if ((flags & ZR_READ_CHECK_BOUNDARY) &&
-                (lba < z->start || end > zend)) {
-                return ZR_ERR_BOUNDARY;
-            }
-            if ((flags & ZR_READ_CHECK_GAP) && seg_end > z->start + z->cap) {
-                return ZR_ERR_GAP;
-            }
-            if ((flags & ZR_READ_CHECK_WP) && seg_end > z->wp) {
-                return ZR_ERR_READ_BEYOND_WP;
-            }
-        }
-        pos = seg_end;
-    }
-    return ZR_OK;
-}
-
-/*
  * Error injection: make the zone containing @lba READ ONLY or OFFLINE, as
  * media failures do (ZBC-2 ZC6/ZC7, ZNS ZSRO/ZSO).  Resources held by the
  * zone are given back.  OFFLINE is final; READ ONLY can still go OFFLINE.
@@ -680,26 +638,5 @@ void zr_zone_write_restore_abort(ZrZoneModel *m)
             zr_zone_io_unlink(m, io);
             io->state = ZR_IO_IDLE;
         }
-    }
-}
-
-void zr_zone_mask_unwritten(const ZrZoneModel *m, uint64_t lba, uint64_t len,
-                            uint8_t *buf, uint32_t block_size)
-{
-    uint64_t pos = lba, end = lba + len;
-
-    while (pos < end) {
-        const ZrZone *z = &m->zones[pos >> m->zone_shift];
-        uint64_t zend = MIN(end, z->start + z->size);
-
-        if (zr_zone_is_seq(z)) {
-            uint64_t from = MAX(pos, z->wend);
-
-            if (from < zend) {
-                memset(buf + (from - lba) * block_size, 0,
-                       (zend - from) * block_size);
-            }
-        }
-        pos = zend;
     }
 }

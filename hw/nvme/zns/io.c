@@ -58,6 +58,15 @@ static uint16_t nz_io_status(NzReq *r, ZrResult res)
     uint16_t status = nz_zone_status(res, false);
 
     if ((status & 0x7ff) == NVME_ZONE_INVALID_WRITE) {
+        /*
+         * DNR 0 is right (Base 2.0, Status Field: the same command sent
+         * again can succeed once the write pointer is there);
+         * x-zone-invalid-write-dnr sets it so that a test can show what
+         * reaches the host without its retry.
+         */
+        if (r->s->ziw_dnr) {
+            status |= NVME_DNR;
+        }
         r->ns->zone_invalid_writes++;
         r->s->zone_invalid_writes++;
         trace_nvme_zns_zone_invalid_write(r->ns->nsid, r->sqid,
@@ -246,10 +255,10 @@ static void nz_read_cb(void *opaque, int ret)
     nz_aio_end(r);
     if (ret < 0) {
         r->status = NVME_UNRECOVERED_READ;
-    } else {
-        zr_zone_mask_unwritten(&r->ns->zones, r->slba, r->nlb, r->buf,
-                               r->ns->block_size);
     }
+    /* what was not on the medium while the read ran reads as zeros */
+    zr_zone_read_end(&r->ns->zones, &r->zrd, ret < 0 ? NULL : r->buf,
+                     r->ns->block_size);
     nz_io_ended(r);
 }
 
@@ -437,6 +446,7 @@ static void nz_start_read(NzReq *r)
     r->buf = g_malloc(r->buf_len);
     qemu_iovec_init_buf(&r->qiov, r->buf, r->buf_len);
     s->in_flight_io++;
+    zr_zone_read_begin(&ns->zones, &r->zrd, r->slba, r->nlb);
     r->aiocb = blk_aio_preadv(ns->blkconf.blk, r->slba << ns->lbads,
                               &r->qiov, 0, nz_read_cb, r);
 }

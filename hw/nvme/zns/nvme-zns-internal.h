@@ -157,6 +157,7 @@ typedef struct NzReq {
     ZrCmd zr;
     ZrZoneIo zio;
     bool zio_used;
+    ZrZoneRead zrd;             /* a read's backend I/O (zone-read.c) */
 
     uint64_t slba;
     uint32_t nlb;
@@ -247,6 +248,7 @@ struct NzCtrl {
     bool default_ns;
     bool msix_on;
     uint8_t zasl;               /* Zone Append Size Limit; 0 = MDTS */
+    bool ziw_dnr;               /* x-zone-invalid-write-dnr (test knob) */
 
     /* Registers (regs.c) */
     uint64_t cap;

@@ -314,6 +314,7 @@ static const Property nz_props[] = {
     DEFINE_PROP_BOOL("default-ns", NzCtrl, default_ns, true),
     DEFINE_PROP_BOOL("msix", NzCtrl, msix_on, true),
     DEFINE_PROP_UINT8("zasl", NzCtrl, zasl, 0),
+    DEFINE_PROP_BOOL("x-zone-invalid-write-dnr", NzCtrl, ziw_dnr, false),
 };
 
 static void nz_class_init(ObjectClass *oc, void *data)
@@ -351,6 +352,9 @@ static void nz_class_init(ObjectClass *oc, void *data)
         "INTx otherwise");
     object_class_property_set_description(oc, "zasl",
         "Zone Append Size Limit: 2^zasl 4 KiB pages (0 = MDTS, 512 KiB)");
+    object_class_property_set_description(oc, "x-zone-invalid-write-dnr",
+        "test only: set Do Not Retry on Zone Invalid Write, so a host's "
+        "retry of misordered writes is off and the errors reach it");
     object_class_property_add_enum(oc, "reorder", "ZrPolicy",
                                    &ZrPolicy_lookup, nz_get_reorder,
                                    nz_set_reorder);

@@ -38,6 +38,7 @@ void nz_queues_reset(NzCtrl *s)
         nz_seglist_free(&r->sg);
         g_free(r->buf);
         r->buf = NULL;
+        zr_zone_read_release(&r->zrd);
         r->state = NZ_REQ_FREE;
     }
     s->io_reqs_busy = 0;
@@ -162,6 +163,7 @@ void nz_req_free(NzReq *r)
     }
     g_free(r->buf);
     r->buf = NULL;
+    zr_zone_read_release(&r->zrd);
     r->buf_len = 0;
     r->sg.n = 0;
     r->state = NZ_REQ_FREE;

@@ -420,6 +420,7 @@ static void zbc_free_req(SCSIRequest *req)
     zbc_svc_free_req(r);
     zbc_req_end_dispatch(r);
     zr_zone_write_forget(&zbc_state(r)->zones, &r->zio);
+    zr_zone_read_release(&r->zrd);
     qemu_vfree(r->buf);
 }
 

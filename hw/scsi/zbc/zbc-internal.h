@@ -145,6 +145,7 @@ struct ZbcReq {
     BlockAcctCookie acct;
     bool acct_started;
     ZrZoneIo zio;           /* WRITE: in the zone model until reported */
+    ZrZoneRead zrd;         /* READ: backend I/O in flight (zone-read.c) */
     /* on ZbcState.parked (werror=stop) or zone_op_wait (ZBC OUT) */
     QTAILQ_ENTRY(ZbcReq) park;
     int io_ret;             /* the backend error it was parked on */
@@ -220,8 +221,6 @@ bool zbc_zone_view_next(ZbcState *s, ZbcZoneView *v);
 bool zbc_zone_is_gap_start(ZbcState *s, uint64_t lba);
 ZrResult zbc_zone_read_check(ZbcState *s, uint64_t lba, uint64_t nb);
 bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb);
-void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
-                             uint8_t *buf);
 
 /* zbc-report.c */
 int32_t zbc_report_zones_send(ZbcReq *r);

@@ -6,7 +6,7 @@
  * state machine is the core's (zr_zone_mgmt()); this file adds what is
  * ZBC's own: a ZONE ID naming a gap zone.  FINISH writes nothing: the core
  * keeps where the written data ends (ZrZone.wend), and the blocks from
- * there read as the initialization pattern (zbc_zone_mask_unwritten()),
+ * there read as the initialization pattern (zr_zone_read_end()),
  * so a FINISH of any size is as quick as any other zone operation and
  * cannot stop half-way.
  *

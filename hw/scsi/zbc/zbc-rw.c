@@ -106,9 +106,19 @@ void zbc_write_data_out(ZbcReq *r)
     zbc_submit(r);
 }
 
+/*
+ * Blocks of sequential zones above the data on the medium (ZrZone.wend:
+ * the write pointer, except after FINISH ZONE, which moves the write
+ * pointer without writing; less the writes still moving), gap zones
+ * included, read as the initialization pattern, zeros, whatever the drive
+ * holds there from before: a reset erases nothing, a failed write may
+ * have left data behind, and a write the read raced may not have landed.
+ */
 static void zbc_read_finish(ZbcReq *r)
 {
-    zbc_zone_mask_unwritten(zbc_state(r), r->lba, r->nb, r->buf);
+    ZbcState *s = zbc_state(r);
+
+    zr_zone_read_end(&s->zones, &r->zrd, r->buf, s->block_size);
     r->phase = ZBC_PHASE_DATA_IN;
     zbc_req_report(r, ZBC_REPORT_DATA_IN, 0);
 }
@@ -138,6 +148,7 @@ static void zbc_io_submit(ZbcReq *r)
         break;
     case ZR_OP_READ:
         zbc_req_acct_start(r, r->len, BLOCK_ACCT_READ);
+        zr_zone_read_begin(&s->zones, &r->zrd, r->lba, r->nb);
         qemu_iovec_init_buf(&r->qiov, r->buf, r->len);
         r->req.aiocb = blk_aio_preadv(blk, offset, &r->qiov, 0,
                                       zbc_read_done, r);

@@ -150,17 +150,3 @@ bool zbc_zone_write_misaligned(ZbcState *s, uint64_t lba, uint64_t nb)
     }
     return zr_zone_is_seq(zr_zone_at(&s->zones, lba));
 }
-
-/*
- * Blocks of sequential zones at or above the end of the written data
- * (ZrZone.wend: the write pointer, except after FINISH ZONE, which moves
- * the write pointer without writing) hold no data written since the zone
- * was last reset, gap zones included: they read as the initialization
- * pattern, zeros, whatever the drive holds there from before (a reset
- * erases nothing, a failed write may have left data behind).
- */
-void zbc_zone_mask_unwritten(ZbcState *s, uint64_t lba, uint64_t nb,
-                             uint8_t *buf)
-{
-    zr_zone_mask_unwritten(&s->zones, lba, nb, buf, s->block_size);
-}

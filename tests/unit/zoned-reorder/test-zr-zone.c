@@ -3,8 +3,8 @@
  * Unit tests of the zoned-reorder zone model (hw/block/zoned-reorder/zone*.c):
  * every condition transition for both flavours (table-driven), resource
  * limits and implicit close, capacity < size, conventional zones, the
- * smaller last zone, geometry errors, append, read checks, reports and
- * saved-state restore.
+ * smaller last zone, geometry errors, append, read checks, what a read
+ * racing writes returns, reports and saved-state restore.
  */
 
 #include "qemu/osdep.h"
@@ -1417,6 +1417,100 @@ static void test_dirty(void)
     zr_zone_model_cleanup(&m);
 }
 
+/*
+ * What a read returns (zone-read.c): blocks not on the medium when the
+ * read began or when it ended read as zeros, whatever the backend gave.
+ */
+static void read_with(ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
+                      uint64_t len)
+{
+    memset(buf, 0xaa, len);     /* the backend: old data everywhere */
+    zr_zone_read_end(m, rd, buf, 1);
+    g_assert_cmpuint(rd->nr, ==, 0);
+    g_assert_null(rd->heap);
+}
+
+static void assert_bytes(const uint8_t *buf, uint64_t from, uint64_t to,
+                         uint8_t val)
+{
+    for (uint64_t i = from; i < to; i++) {
+        g_assert_cmpuint(buf[i], ==, val);
+    }
+}
+
+static void test_read_race(void)
+{
+    ZrZoneModel m;
+    ZrZoneRead rd = { 0 }, rd2 = { 0 };
+    ZrZoneIo a, b;
+    Reported rep = { 0 };
+    uint8_t buf[4 * ZS];
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 1, 0, 0);
+    zr_zone_set_io_done(&m, record_done, &rep);
+
+    /* a write in flight when the read begins: its blocks read as zeros */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1), 4, &a), ==, ZR_OK);
+    zr_zone_read_begin(&m, &rd, zstart(1), 8);
+    g_assert_cmpuint(rd.nr, ==, 1);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    read_with(&m, &rd, buf, 8);
+    assert_bytes(buf, 0, 8, 0);
+
+    /* begun after the write landed: its data, zeros above the wp */
+    zr_zone_read_begin(&m, &rd, zstart(1), 8);
+    read_with(&m, &rd, buf, 8);
+    assert_bytes(buf, 0, 4, 0xaa);
+    assert_bytes(buf, 4, 8, 0);
+
+    /* an earlier write still moving hides the later one that landed */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 4, 2, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(1) + 6, 2, &b), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &b, true), ==, ZR_WAIT);
+    zr_zone_read_begin(&m, &rd, zstart(1), 8);
+    read_with(&m, &rd, buf, 8);
+    assert_bytes(buf, 0, 4, 0xaa);
+    assert_bytes(buf, 4, 8, 0);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    g_assert_cmpint(rep.n, ==, 1);
+
+    /* the zone reset while the read ran: zeros */
+    zr_zone_read_begin(&m, &rd, zstart(1), 8);
+    g_assert_cmpint(zr_zone_mgmt(&m, ZR_ZONE_OP_RESET, zstart(1), false),
+                    ==, ZR_OK);
+    read_with(&m, &rd, buf, 8);
+    assert_bytes(buf, 0, 8, 0);
+
+    /*
+     * Four zones (more than fit inline): the conventional zone is never
+     * masked, a full zone reads whole, the others as zeros.
+     */
+    g_assert_cmpint(zr_zone_write_begin(&m, zstart(2), ZS, &a), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_write_end(&m, &a, true), ==, ZR_OK);
+    zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
+    g_assert_cmpuint(rd.nr, ==, 4);
+    g_assert_nonnull(rd.heap);
+    read_with(&m, &rd, buf, 4 * ZS);
+    assert_bytes(buf, 0, ZS, 0xaa);
+    assert_bytes(buf, ZS, 2 * ZS, 0);
+    assert_bytes(buf, 2 * ZS, 3 * ZS, 0xaa);
+    assert_bytes(buf, 3 * ZS, 4 * ZS, 0);
+
+    /* begun again (a resubmission), released, failed: nothing leaks */
+    zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
+    zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
+    zr_zone_read_release(&rd);
+    g_assert_null(rd.heap);
+    zr_zone_read_begin(&m, &rd2, 0, 4 * ZS);
+    zr_zone_read_end(&m, &rd2, NULL, 1);
+    g_assert_null(rd2.heap);
+    /* out of range: nothing begun */
+    zr_zone_read_begin(&m, &rd, ZS * NZ - 1, 2);
+    g_assert_cmpuint(rd.nr, ==, 0);
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+}
+
 static void test_names(void)
 {
     int i;
@@ -1465,6 +1559,7 @@ int main(int argc, char **argv)
                     test_geometry_errors);
     g_test_add_func("/zoned-reorder/zone/append", test_append);
     g_test_add_func("/zoned-reorder/zone/read-check", test_read_check);
+    g_test_add_func("/zoned-reorder/zone/read-race", test_read_race);
     g_test_add_func("/zoned-reorder/zone/inject", test_inject);
     g_test_add_func("/zoned-reorder/zone/report", test_report);
     g_test_add_func("/zoned-reorder/zone/post-load", test_post_load);

@@ -184,6 +184,18 @@ typedef struct ZrZoneIo {
 
 typedef QTAILQ_HEAD(, ZrZoneIo) ZrZoneIoList;
 
+/* A read whose backend I/O is in flight (zr_zone_read_begin()) */
+#define ZR_READ_INLINE_ZONES 2
+
+typedef struct ZrZoneRead {
+    uint64_t lba;
+    uint64_t len;
+    /* per zone spanned, its landed data's end: here, or in heap if more */
+    uint64_t inline_end[ZR_READ_INLINE_ZONES];
+    uint64_t *heap;
+    uint32_t nr;            /* zones spanned; 0: no read begun */
+} ZrZoneRead;
+
 /*
  * A write that zr_zone_write_end() held back (ZR_WAIT) may now be
  * reported: @res is ZR_OK or ZR_ERR_UNALIGNED_WRITE.  Called from inside
@@ -320,12 +332,19 @@ void zr_zone_write_restore_abort(ZrZoneModel *m);
 ZrResult zr_zone_read_check(const ZrZoneModel *m, uint64_t lba,
                             uint64_t len, unsigned flags);
 /*
- * Read data of [@lba, @lba + @len) in @buf (@block_size bytes a block):
- * zero what lies above each sequential zone's written end (ZrZone.wend),
- * which reads as the initialization pattern whatever the backend holds.
+ * Reads (zone-read.c): the front-end calls zr_zone_read_begin() when it
+ * issues a read's backend I/O and zr_zone_read_end() when that I/O ends,
+ * with the data (NULL on failure: nothing to mask).  Blocks of sequential
+ * zones that were not on the medium when the read began or when it ended
+ * read as the initialization pattern, zeros, whatever the backend
+ * returned.  A ZrZoneRead starts zeroed; begin and end pair up, and
+ * zr_zone_read_release() frees one that will never end.
  */
-void zr_zone_mask_unwritten(const ZrZoneModel *m, uint64_t lba, uint64_t len,
-                            uint8_t *buf, uint32_t block_size);
+void zr_zone_read_begin(const ZrZoneModel *m, ZrZoneRead *rd, uint64_t lba,
+                        uint64_t len);
+void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
+                      uint32_t block_size);
+void zr_zone_read_release(ZrZoneRead *rd);
 
 /* Test and debug hooks (error injection) */
 ZrResult zr_zone_set_read_only(ZrZoneModel *m, uint64_t lba);
