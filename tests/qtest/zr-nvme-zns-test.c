@@ -9,6 +9,7 @@
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
 #include "zr-nvme-helpers.h"
+#include "zr-scsi-helpers.h"
 
 #define ZONE            1024        /* default: 4 MiB zones of 4 KiB blocks */
 #define DEV(props)      "-device nvme-zns,id=nz0,addr=04.0" props
@@ -299,6 +300,158 @@ static void test_zone_invalid_write_dnr(void)
     /* only that status: a write at the write pointer still succeeds */
     g_assert_cmphex(nzt_write(n, 1, ZONE + 1, 1, 1), ==, 0);
     nzt_stop(n);
+}
+
+/*
+ * Zone state on a drive of its own (nvme-zns-ns zone-state=): zones
+ * written, opened, finished and closed; QEMU quits (SIGTERM: the VM
+ * stops, the state is written) and starts again on the same drives: the
+ * same zones and data, open zones closed, as after a power cycle.  The
+ * state drive starts as an empty file.
+ */
+#define ZS_ARGS(img, st, props) \
+    "-drive if=none,id=d0,format=raw,file=" img \
+    " -drive if=none,id=zs0,format=raw,file=" st " " DEV(FAST) \
+    " -device nvme-zns-ns,bus=nz0,drive=d0,zone-state=zs0" props
+
+static Nzt *nzt_start_state(const char *img, const char *state,
+                            const char *props)
+{
+    g_autofree char *args = g_strdup_printf(ZS_ARGS("%s", "%s", "%s"), img,
+                                            state, props);
+
+    return nzt_start(args, 1);
+}
+
+static char *nzt_empty_file(void)
+{
+    char *path = NULL;
+    int fd = g_file_open_tmp("zr-nvme-zs-XXXXXX", &path, NULL);
+
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    return path;
+}
+
+static void test_zone_state_restart(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *state = nzt_empty_file();
+    uint8_t buf[3 * 4096];
+    uint64_t wp;
+    Nzt *n;
+
+    n = nzt_start_state(img, state, "");
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 2, 0x22), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_OPEN, false), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, 3 * ZONE, 3, 0x33), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 3 * ZONE, NVME_ZONE_ACTION_OPEN, false), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, 4 * ZONE, 1, 0x44), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 4 * ZONE, NVME_ZONE_ACTION_FINISH, false), ==,
+                    0);
+    g_assert_cmphex(nzt_write(n, 1, 5 * ZONE, 1, 0x55), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 5 * ZONE, NVME_ZONE_ACTION_CLOSE, false), ==, 0);
+    nzt_stop(n);
+
+    n = nzt_start_state(img, state, "");
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==, NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, ZONE + 2);
+    /* closed like a Close Zone would, which in ZNS keeps it closed */
+    g_assert_cmpuint(nzt_zone_state(n, 2 * ZONE, &wp), ==,
+                     NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, 2 * ZONE);
+    g_assert_cmpuint(nzt_zone_state(n, 3 * ZONE, &wp), ==,
+                     NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, 3 * ZONE + 3);
+    g_assert_cmpuint(nzt_zone_state(n, 4 * ZONE, NULL), ==,
+                     NVME_ZONE_STATE_FULL);
+    g_assert_cmpuint(nzt_zone_state(n, 5 * ZONE, &wp), ==,
+                     NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, 5 * ZONE + 1);
+    g_assert_cmpuint(nzt_zone_state(n, 6 * ZONE, NULL), ==,
+                     NVME_ZONE_STATE_EMPTY);
+    g_assert_cmphex(nzt_read(n, 1, ZONE, 3, buf), ==, 0);
+    g_assert_cmphex(buf[0], ==, 0x22);
+    g_assert_cmphex(buf[2 * 4096 - 1], ==, 0x22);
+    g_assert_cmphex(buf[2 * 4096], ==, 0);          /* above the wp */
+    g_assert_cmphex(nzt_read(n, 1, 4 * ZONE, 2, buf), ==, 0);
+    g_assert_cmphex(buf[0], ==, 0x44);
+    g_assert_cmphex(buf[4096], ==, 0);              /* finished, unwritten */
+    /* the zone goes on where it was; a reset is kept too */
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 0x21), ==,
+                    NVME_ZONE_INVALID_WRITE);
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 2, 1, 0x23), ==, 0);
+    g_assert_cmphex(nzt_zms(n, 5 * ZONE, NVME_ZONE_ACTION_RESET, false), ==, 0);
+    nzt_stop(n);
+
+    n = nzt_start_state(img, state, "");
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==, NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, ZONE + 3);
+    g_assert_cmpuint(nzt_zone_state(n, 5 * ZONE, NULL), ==,
+                     NVME_ZONE_STATE_EMPTY);
+    nzt_stop(n);
+    unlink(state);
+    unlink(img);
+}
+
+/* QEMU refuses to start, saying @want on stderr */
+static void nzt_expect_start_error(const char *args, const char *want)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *cmd = g_strdup_printf("timeout 60 %s %s-machine q35 "
+        "-nodefaults -display none -S %s", qemu, fw, args);
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+
+    g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+    if (!strstr(err, want)) {
+        g_test_message("stderr: %s", err);
+    }
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_nonnull(strstr(err, want));
+}
+
+/*
+ * A state drive that does not match is an error at realize, never a
+ * silent re-format; zone-state-format=on formats it anew.
+ */
+static void test_zone_state_errors(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *state = nzt_empty_file();
+    g_autofree char *args = NULL;
+    uint64_t wp;
+    Nzt *n;
+
+    n = nzt_start_state(img, state, "");
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 0x11), ==, 0);
+    nzt_stop(n);
+
+    args = g_strdup_printf(ZS_ARGS("%s", "%s", ",zone-size=2M"), img, state);
+    nzt_expect_start_error(args, "another geometry");
+    g_free(args);
+    args = g_strdup_printf(DEV(FAST) " -drive if=none,id=zs0,format=raw,"
+                           "file=%s -device nvme-zns-ns,bus=nz0,"
+                           "zone-state=zs0", state);
+    nzt_expect_start_error(args, "zone-state needs a drive");
+    g_free(args);
+    args = g_strdup_printf("-drive if=none,id=d0,format=raw,file=%s "
+                           DEV(FAST) " -device nvme-zns-ns,bus=nz0,drive=d0,"
+                           "zone-state-format=on", img);
+    nzt_expect_start_error(args, "zone-state-format needs a zone-state drive");
+
+    /* the geometry that wrote it still loads it */
+    n = nzt_start_state(img, state, "");
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==, NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, ZONE + 1);
+    nzt_stop(n);
+    n = nzt_start_state(img, state, ",zone-state-format=on");
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==, NVME_ZONE_STATE_EMPTY);
+    nzt_stop(n);
+    unlink(state);
+    unlink(img);
 }
 
 /* Zone Append: the assigned LBA in the CQE (ZNS 4.4.1) */
@@ -1063,6 +1216,8 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
                    test_zone_invalid_write_dnr);
     qtest_add_func("/nvme-zns/append", test_append);
+    qtest_add_func("/nvme-zns/zone-state/restart", test_zone_state_restart);
+    qtest_add_func("/nvme-zns/zone-state/errors", test_zone_state_errors);
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);
     qtest_add_func("/nvme-zns/order", test_order);

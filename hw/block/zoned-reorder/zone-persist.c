@@ -31,6 +31,7 @@
 #include "qemu/memalign.h"
 #include "block/aio-wait.h"
 #include "system/block-backend.h"
+#include "system/runstate.h"
 #include "hw/block/zoned-reorder/zone-persist.h"
 #include "trace.h"
 
@@ -484,6 +485,39 @@ bool zr_persist_open(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *blk,
 fail:
     zr_persist_close(p);
     return false;
+}
+
+bool zr_persist_attach(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *zs,
+                       BlockBackend *data, uint32_t block_size, bool format,
+                       Error **errp)
+{
+    int ret;
+
+    if (!blk_is_inserted(zs)) {
+        error_setg(errp, "the zone-state drive has no medium");
+        return false;
+    }
+    /* the sync coroutine runs in the main loop, under the BQL */
+    if (blk_get_aio_context(zs) != qemu_get_aio_context()) {
+        error_setg(errp, "the zone-state drive is in an iothread");
+        return false;
+    }
+    ret = blk_set_perm(zs, BLK_PERM_CONSISTENT_READ | BLK_PERM_WRITE |
+                       BLK_PERM_RESIZE, BLK_PERM_CONSISTENT_READ, errp);
+    if (ret < 0) {
+        error_prepend(errp, "zone-state: ");
+        return false;
+    }
+    /*
+     * An incoming migration brings the zone state in its stream: the
+     * drive is the source's until the migration ends.
+     */
+    if (!zr_persist_open(p, m, zs, data, block_size, format,
+                         runstate_check(RUN_STATE_INMIGRATE), errp)) {
+        error_prepend(errp, "zone-state: ");
+        return false;
+    }
+    return true;
 }
 
 /*

@@ -262,10 +262,62 @@ static void nz_read_cb(void *opaque, int ret)
     nz_io_ended(r);
 }
 
+/*
+ * A backend flush, or a sync of the zone-state drive, has ended (Flush,
+ * and the commands made durable below); the command ends with the last.
+ */
+static void nz_flush_cb(void *opaque, int ret)
+{
+    NzReq *r = opaque;
+
+    nz_aio_end(r);
+    if (ret < 0) {
+        r->status = nz_io_op(r->cmd.opcode) == ZR_OP_WRITE ||
+                    r->cmd.opcode == NVME_CMD_ZONE_APPEND
+                    ? NVME_WRITE_FAULT : NVME_INTERNAL_DEV_ERROR;
+    }
+    if (!--r->nr_aio) {
+        nz_io_ended(r);
+    }
+}
+
+/*
+ * The command's data and the zone state it left must be durable before it
+ * completes: with a zone-state drive, a sync of the core's persistence
+ * layer (it flushes the data drive, then writes the changed zone state).
+ * Without one the data drive's write cache follows VWC and FUA already.
+ */
+static void nz_io_durable(NzReq *r)
+{
+    NzNs *ns = r->ns;
+
+    if (!ns->persist.blk || !nz_status_ok(r->status)) {
+        nz_io_ended(r);
+        return;
+    }
+    r->nr_aio = 1;
+    r->s->in_flight_io++;
+    zr_persist_sync(&ns->persist, nz_flush_cb, r);
+}
+
+static bool nz_write_fua(NzReq *r)
+{
+    return le32_to_cpu(r->cmd.cdw12) & NVME_RW_FUA << 16;
+}
+
+/*
+ * A write may be reported: a FUA write, or any write with the volatile
+ * write cache off (Set Features 06h), is durable when it completes, its
+ * zone's state included (NVM 3.2.6 FUA; Base 5.27.1.4 VWC).
+ */
 static void nz_write_report(NzReq *r, ZrResult res)
 {
     if (res != ZR_OK) {
         r->status = nz_io_status(r, res);
+    }
+    if (res == ZR_OK && (nz_write_fua(r) || !r->s->vwc)) {
+        nz_io_durable(r);
+        return;
     }
     nz_io_ended(r);
 }
@@ -307,19 +359,6 @@ static void nz_write_cb(void *opaque, int ret)
     }
 }
 
-static void nz_flush_cb(void *opaque, int ret)
-{
-    NzReq *r = opaque;
-
-    nz_aio_end(r);
-    if (ret < 0) {
-        r->status = NVME_INTERNAL_DEV_ERROR;
-    }
-    if (!--r->nr_aio) {
-        nz_io_ended(r);
-    }
-}
-
 /* --- starts --------------------------------------------------------------- */
 
 static void nz_start_flush(NzReq *r)
@@ -331,9 +370,15 @@ static void nz_start_flush(NzReq *r)
     for (i = 1; i <= NZ_MAX_NS; i++) {
         NzNs *ns = s->ns[i];
 
-        if (ns && ns->blkconf.blk && (!r->ns || r->ns == ns)) {
-            r->nr_aio++;
-            s->in_flight_io++;
+        if (!ns || !ns->blkconf.blk || (r->ns && r->ns != ns)) {
+            continue;
+        }
+        r->nr_aio++;
+        s->in_flight_io++;
+        if (ns->persist.blk) {
+            /* the data drive's flush is the sync's first step */
+            zr_persist_sync(&ns->persist, nz_flush_cb, r);
+        } else {
             blk_aio_flush(ns->blkconf.blk, nz_flush_cb, r);
         }
     }
@@ -416,8 +461,8 @@ static void nz_start_write(NzReq *r)
     }
     qemu_iovec_init_buf(&r->qiov, r->buf, r->buf_len);
     r->aiocb = blk_aio_pwritev(ns->blkconf.blk, lba << ns->lbads, &r->qiov,
-                               (le32_to_cpu(r->cmd.cdw12) & NVME_RW_FUA << 16)
-                               ? BDRV_REQ_FUA : 0, nz_write_cb, r);
+                               nz_write_fua(r) ? BDRV_REQ_FUA : 0,
+                               nz_write_cb, r);
 }
 
 static void nz_start_read(NzReq *r)
@@ -491,7 +536,12 @@ static void nz_io_start(NzReq *r)
         break;
     case NVME_CMD_ZONE_MGMT_SEND:
         r->status = nz_zms_start(r);
-        nz_io_ended(r);
+        /*
+         * With a zone-state drive the new zone state is durable before the
+         * command completes: a reset forgotten in a crash would bring old
+         * data back under the write pointer of a zone the host rewrote.
+         */
+        nz_io_durable(r);
         nz_orphan_kick(r->s);
         break;
     case NVME_CMD_ZONE_MGMT_RECV:

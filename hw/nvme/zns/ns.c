@@ -3,7 +3,9 @@
  * nvme-zns-ns: a zoned namespace (ZNS 1.1) of an nvme-zns controller.
  * Its zones are the zoned-reorder core's zone model (ZNS flavour); the
  * data is on its drive, or nowhere when it has none (null-backed: writes
- * are checked and dropped, reads return zeros).
+ * are checked and dropped, reads return zeros).  With zone-state=DRIVE
+ * the zone state is kept on a drive of its own by the core's persistence
+ * layer (zone-persist.h, docs/devel/zone-state.md), as scsi-zbc keeps it.
  */
 
 #include "qemu/osdep.h"
@@ -14,6 +16,8 @@
 #include "qapi/visitor.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
+#include "system/reset.h"
+#include "system/runstate.h"
 #include "nvme-zns-internal.h"
 #include "trace.h"
 
@@ -111,6 +115,89 @@ static bool nz_ns_geometry(NzNs *ns, Error **errp)
     return true;
 }
 
+/*
+ * zone-state=DRIVE: the zone state is loaded from (or, fresh, formatted
+ * on) a drive of its own and written whenever the host asks for data to
+ * be durable (io.c: Flush, FUA, writes with the volatile write cache off,
+ * Zone Management Send), at shutdown (CC.SHN), when the VM stops and at
+ * unplug; what survives a crash is in docs/devel/zone-state.md.
+ */
+static bool nz_ns_persist_open(NzNs *ns, Error **errp)
+{
+    if (!ns->zs_blk) {
+        if (ns->zs_format) {
+            error_setg(errp, "nvme-zns-ns: zone-state-format needs a "
+                       "zone-state drive");
+            return false;
+        }
+        if (!ns->null_backed) {
+            warn_report_once("nvme-zns-ns: a drive without zone-state: zone "
+                             "states and write pointers are lost when QEMU "
+                             "exits (see zone-state in "
+                             "docs/system/devices/nvme-zns.rst)");
+        }
+        return true;
+    }
+    if (ns->null_backed) {
+        error_setg(errp, "nvme-zns-ns: zone-state needs a drive: a "
+                   "null-backed namespace keeps no data to match");
+        return false;
+    }
+    if (!zr_persist_attach(&ns->persist, &ns->zones, ns->zs_blk,
+                           ns->blkconf.blk, ns->block_size, ns->zs_format,
+                           errp)) {
+        error_prepend(errp, "nvme-zns-ns: ");
+        return false;
+    }
+    return true;
+}
+
+/* Data and zone state durable now (shutdown, VM stop, unplug) */
+int nz_ns_persist_now(NzNs *ns)
+{
+    if (!ns->blkconf.blk) {
+        return 0;
+    }
+    if (!ns->persist.blk) {
+        return blk_flush(ns->blkconf.blk);
+    }
+    return zr_persist_sync_now(&ns->persist);
+}
+
+/*
+ * The VM stops (shutdown, pause, savevm): the block layer drains its
+ * drives only after the stop handlers, so let this namespace's writes end
+ * first and their zone state be written too.
+ */
+static void nz_ns_vm_state(void *opaque, bool running, RunState state)
+{
+    NzNs *ns = opaque;
+    int ret;
+
+    if (running || !ns->persist.blk) {
+        return;
+    }
+    blk_drain(ns->blkconf.blk);
+    ret = zr_persist_sync_now(&ns->persist);
+    if (ret < 0) {
+        error_report("nvme-zns-ns %u: cannot write the zone state: %s",
+                     ns->nsid, strerror(-ret));
+    }
+}
+
+/*
+ * System reset is a power cycle for the medium, as on scsi-zbc: open
+ * zones come back closed (empty with nothing written), as after a
+ * restart, so zones a previous boot left open do not hold open and active
+ * resources.  A controller reset (CC.EN) keeps them.
+ */
+static void nz_ns_power_on(void *opaque)
+{
+    NzNs *ns = opaque;
+
+    zr_zone_model_power_on(&ns->zones);
+}
+
 bool nz_ns_attach(NzCtrl *s, NzNs *ns, Error **errp)
 {
     uint32_t id = ns->nsid;
@@ -164,11 +251,19 @@ static void nz_ns_realize(DeviceState *dev, Error **errp)
         return;
     }
     zr_zone_set_io_done(&ns->zones, nz_io_zone_released, ns);
-    if (!nz_ns_attach(s, ns, errp)) {
+    if (!nz_ns_persist_open(ns, errp)) {
         zr_zone_model_cleanup(&ns->zones);
         ns->realized_zones = false;
         return;
     }
+    if (!nz_ns_attach(s, ns, errp)) {
+        zr_persist_close(&ns->persist);
+        zr_zone_model_cleanup(&ns->zones);
+        ns->realized_zones = false;
+        return;
+    }
+    ns->vmse = qemu_add_vm_change_state_handler(nz_ns_vm_state, ns);
+    qemu_register_reset(nz_ns_power_on, ns);
     trace_nvme_zns_ns_realize(ns->nsid, ns->nr_blocks, ns->block_size,
                               ns->zone_blocks, ns->zones.nr_zones,
                               ns->null_backed);
@@ -182,6 +277,18 @@ static void nz_ns_unrealize(DeviceState *dev)
         /* the controller's commands may still use our drive and zones */
         nz_io_quiesce(ns->ctrl);
         nz_ns_detach(ns->ctrl, ns);
+    }
+    if (ns->vmse) {
+        qemu_del_vm_change_state_handler(ns->vmse);
+        ns->vmse = NULL;
+        qemu_unregister_reset(nz_ns_power_on, ns);
+    }
+    if (ns->persist.blk) {
+        if (zr_persist_sync_now(&ns->persist) < 0) {
+            error_report("nvme-zns-ns %u: cannot write the zone state at "
+                         "unplug", ns->nsid);
+        }
+        zr_persist_close(&ns->persist);
     }
     if (ns->realized_zones) {
         zr_zone_model_cleanup(&ns->zones);
@@ -230,6 +337,8 @@ static const Property nz_ns_props[] = {
     DEFINE_PROP_UINT32("max-open", NzNs, max_open, 0),
     DEFINE_PROP_UINT32("max-active", NzNs, max_active, 0),
     DEFINE_PROP_BOOL("cross-zone-read", NzNs, razb, true),
+    DEFINE_PROP_DRIVE("zone-state", NzNs, zs_blk),
+    DEFINE_PROP_BOOL("zone-state-format", NzNs, zs_format, false),
 };
 
 static void nz_ns_class_init(ObjectClass *oc, void *data)
@@ -267,6 +376,12 @@ static void nz_ns_class_init(ObjectClass *oc, void *data)
         "maximum active zones, MAR + 1 (0 = no limit)");
     object_class_property_set_description(oc, "cross-zone-read",
         "OZCS.RAZB: reads may cross zone boundaries");
+    object_class_property_set_description(oc, "zone-state",
+        "drive holding the zone states and write pointers, so they "
+        "survive a restart (a new or zeroed drive is formatted)");
+    object_class_property_set_description(oc, "zone-state-format",
+        "format the zone-state drive anew, whatever it holds (every zone "
+        "empty)");
     object_class_property_add(oc, "inject-read-only", "uint64", NULL,
                               nz_ns_set_inject, NULL, NULL);
     object_class_property_set_description(oc, "inject-read-only",

@@ -36,6 +36,7 @@
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
 #include "hw/block/zoned-reorder/zone.h"
+#include "hw/block/zoned-reorder/zone-persist.h"
 
 #define TYPE_NVME_ZNS           "nvme-zns"
 #define TYPE_NVME_ZNS_NS        "nvme-zns-ns"
@@ -115,6 +116,8 @@ struct NzNs {
     uint32_t max_open;          /* 0 = no limit */
     uint32_t max_active;
     bool razb;                  /* reads may cross zone boundaries */
+    BlockBackend *zs_blk;       /* zone-state: the zone state's drive */
+    bool zs_format;             /* zone-state-format */
     bool null_backed;
 
     NzCtrl *ctrl;
@@ -124,6 +127,8 @@ struct NzNs {
     uint64_t zone_blocks;
     ZrZoneModel zones;
     bool realized_zones;
+    ZrZonePersist persist;      /* zone-state=DRIVE (persist.blk set) */
+    VMChangeStateEntry *vmse;
 
     /* Changed Zone List (ZNS 5.3.1) and its notice (one per AER) */
     uint64_t changed[NZ_MAX_CHANGED_ZONES];
@@ -354,6 +359,7 @@ bool nz_ns_attach(NzCtrl *s, NzNs *ns, Error **errp);
 void nz_ns_detach(NzCtrl *s, NzNs *ns);
 NzNs *nz_ns_get(NzCtrl *s, uint32_t nsid);
 void nz_ns_zone_changed(NzNs *ns, uint64_t zslba);
+int nz_ns_persist_now(NzNs *ns);
 
 /* work.c */
 void nz_work_init(NzCtrl *s);

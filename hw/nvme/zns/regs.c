@@ -8,6 +8,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/error-report.h"
 #include "qemu/log.h"
 #include "nvme-zns-internal.h"
 #include "trace.h"
@@ -269,7 +270,8 @@ static bool nz_busy(NzCtrl *s)
 
 /*
  * Shutdown (Base 3.6.2): fetching stops, what is in the controller
- * completes, the caches are flushed, then CSTS.SHST reads complete.
+ * completes, the caches are flushed and the zone state is written, then
+ * CSTS.SHST reads complete.
  */
 static void nz_shutdown(NzCtrl *s)
 {
@@ -279,10 +281,9 @@ static void nz_shutdown(NzCtrl *s)
         return;
     }
     for (i = 1; i <= NZ_MAX_NS; i++) {
-        NzNs *ns = s->ns[i];
-
-        if (ns && ns->blkconf.blk) {
-            blk_flush(ns->blkconf.blk);
+        if (s->ns[i] && nz_ns_persist_now(s->ns[i]) < 0) {
+            error_report("nvme-zns: namespace %u: cannot flush its data or "
+                         "zone state at shutdown", i);
         }
     }
     s->shutting_down = false;

@@ -754,7 +754,6 @@ static void zbc_vm_state(void *opaque, bool running, RunState state)
 static bool zbc_persist_open(ZbcState *s, Error **errp)
 {
     BlockBackend *zs = s->zs_blk;
-    int ret;
 
     if (!zs) {
         if (s->zs_format) {
@@ -774,31 +773,8 @@ static bool zbc_persist_open(ZbcState *s, Error **errp)
                    "no data to match");
         return false;
     }
-    if (!blk_is_inserted(zs)) {
-        error_setg(errp, "the zone-state drive has no medium");
-        return false;
-    }
-    if (blk_get_aio_context(zs) != qemu_get_aio_context()) {
-        error_setg(errp, "the zone-state drive is in an iothread");
-        return false;
-    }
-    ret = blk_set_perm(zs, BLK_PERM_CONSISTENT_READ | BLK_PERM_WRITE |
-                       BLK_PERM_RESIZE, BLK_PERM_CONSISTENT_READ, errp);
-    if (ret < 0) {
-        error_prepend(errp, "zone-state: ");
-        return false;
-    }
-    /*
-     * An incoming migration brings the zone state in its stream: the
-     * drive is the source's until the migration ends.
-     */
-    if (!zr_persist_open(&s->persist, &s->zones, zs, s->qdev.conf.blk,
-                         s->block_size, s->zs_format,
-                         runstate_check(RUN_STATE_INMIGRATE), errp)) {
-        error_prepend(errp, "zone-state: ");
-        return false;
-    }
-    return true;
+    return zr_persist_attach(&s->persist, &s->zones, zs, s->qdev.conf.blk,
+                             s->block_size, s->zs_format, errp);
 }
 
 static void zbc_realize(SCSIDevice *dev, Error **errp)

@@ -64,6 +64,14 @@ typedef struct ZrZonePersist {
 bool zr_persist_open(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *blk,
                      BlockBackend *data, uint32_t block_size, bool format,
                      bool incoming, Error **errp);
+/*
+ * A front-end's zone-state=DRIVE: check @zs (a medium, the main
+ * AioContext), take write permission on it and zr_persist_open() it,
+ * knowing whether an incoming migration brings the state.
+ */
+bool zr_persist_attach(ZrZonePersist *p, ZrZoneModel *m, BlockBackend *zs,
+                       BlockBackend *data, uint32_t block_size, bool format,
+                       Error **errp);
 void zr_persist_invalidate(ZrZonePersist *p);
 void zr_persist_close(ZrZonePersist *p);
 
