@@ -394,25 +394,6 @@ static void test_zone_state_restart(void)
     unlink(img);
 }
 
-/* QEMU refuses to start, saying @want on stderr */
-static void nzt_expect_start_error(const char *args, const char *want)
-{
-    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
-    g_autofree char *fw = zr_firmware_args();
-    g_autofree char *cmd = g_strdup_printf("timeout 60 %s %s-machine q35 "
-        "-nodefaults -display none -S %s", qemu, fw, args);
-    g_autofree char *out = NULL, *err = NULL;
-    int status = 0;
-
-    g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
-    if (!strstr(err, want)) {
-        g_test_message("stderr: %s", err);
-    }
-    g_assert_true(WIFEXITED(status));
-    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
-    g_assert_nonnull(strstr(err, want));
-}
-
 /*
  * A state drive that does not match is an error at realize, never a
  * silent re-format; zone-state-format=on formats it anew.
@@ -430,17 +411,17 @@ static void test_zone_state_errors(void)
     nzt_stop(n);
 
     args = g_strdup_printf(ZS_ARGS("%s", "%s", ",zone-size=2M"), img, state);
-    nzt_expect_start_error(args, "another geometry");
+    zr_expect_start_error(args, "another geometry");
     g_free(args);
     args = g_strdup_printf(DEV(FAST) " -drive if=none,id=zs0,format=raw,"
                            "file=%s -device nvme-zns-ns,bus=nz0,"
                            "zone-state=zs0", state);
-    nzt_expect_start_error(args, "zone-state needs a drive");
+    zr_expect_start_error(args, "zone-state needs a drive");
     g_free(args);
     args = g_strdup_printf("-drive if=none,id=d0,format=raw,file=%s "
                            DEV(FAST) " -device nvme-zns-ns,bus=nz0,drive=d0,"
                            "zone-state-format=on", img);
-    nzt_expect_start_error(args, "zone-state-format needs a zone-state drive");
+    zr_expect_start_error(args, "zone-state-format needs a zone-state drive");
 
     /* the geometry that wrote it still loads it */
     n = nzt_start_state(img, state, "");

@@ -319,6 +319,25 @@ char *zr_firmware_args(void)
     return g_string_free(args, false);
 }
 
+void zr_expect_start_error(const char *args, const char *want)
+{
+    const char *qemu = g_getenv("QTEST_QEMU_BINARY");
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *cmd = g_strdup_printf("timeout 60 %s %s-machine q35 "
+        "-nodefaults -display none -S %s", qemu, fw, args);
+    g_autofree char *out = NULL, *err = NULL;
+    int status = 0;
+
+    g_assert_true(g_spawn_command_line_sync(cmd, &out, &err, &status, NULL));
+    if (!strstr(err, want)) {
+        g_test_message("stderr: %s", err);
+    }
+    /* An exit status of 1 (QEMU's), not 0 nor timeout's 124. */
+    g_assert_true(WIFEXITED(status));
+    g_assert_cmpint(WEXITSTATUS(status), ==, 1);
+    g_assert_nonnull(strstr(err, want));
+}
+
 uint8_t zr_scsi_lun_reset(ZrScsi *s)
 {
     QVirtQueue *vq = s->vq[0];

@@ -76,6 +76,13 @@ size_t zr_parse_report(const uint8_t *buf, size_t len, uint32_t *list_len,
  */
 char *zr_firmware_args(void);
 
+/*
+ * QEMU started with q35 and @args refuses to start: exit status 1, and
+ * @want in what it says on stderr (bad configuration is an error, never
+ * an abort).
+ */
+void zr_expect_start_error(const char *args, const char *want);
+
 /* --- The virtio-scsi transport */
 typedef struct ZrScsi ZrScsi;
 
