@@ -435,6 +435,109 @@ static void test_zone_state_errors(void)
     unlink(img);
 }
 
+/*
+ * Zone descriptor extensions (zone-desc-ext-size): ZDES in Identify, Set
+ * Zone Descriptor Extension takes an Empty zone to Closed with ZA.ZDEV
+ * set, Extended Report Zones returns the data, a reset clears it.
+ */
+static uint16_t nzt_set_zde(Nzt *n, uint64_t zslba, uint8_t fill,
+                            uint32_t bytes, bool all)
+{
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+
+    qtest_memset(n->qts, n->data, fill, bytes);
+    nzt_zms_cmd(&cmd, zslba, NVME_ZONE_ACTION_SET_ZD_EXT, all);
+    cmd.dptr.prp1 = cpu_to_le64(n->data);
+    nzt_io(n, 1, &cmd, &cqe);
+    return NZT_SC(&cqe);
+}
+
+/* Extended report of one zone: its descriptor and @ext bytes after it */
+static uint16_t nzt_report_ext(Nzt *n, uint64_t zslba, NvmeZoneDescr *zd,
+                               uint8_t *ext, uint32_t ext_bytes)
+{
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+
+    qtest_memset(n->qts, n->data, 0xee, 64 + 64 + ext_bytes);
+    nzt_zmr_cmd(&cmd, zslba, NVME_ZONE_REPORT_ALL, true, n->data,
+                64 + 64 + ext_bytes);
+    cmd.cdw13 |= cpu_to_le32(NVME_ZONE_REPORT_EXTENDED);
+    nzt_io(n, 1, &cmd, &cqe);
+    if (NZT_SC(&cqe) == NVME_SUCCESS) {
+        g_assert_cmpuint(qtest_readq(n->qts, n->data), ==, 1);
+        qtest_memread(n->qts, n->data + 64, zd, 64);
+        qtest_memread(n->qts, n->data + 128, ext, ext_bytes);
+    }
+    return NZT_SC(&cqe);
+}
+
+static void test_zone_desc_ext(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST) " -device nvme-zns-ns,bus=nz0,"
+                      "zone-desc-ext-size=128,max-active=2");
+    NvmeIdNsZoned *idz = g_new0(NvmeIdNsZoned, 1);
+    NvmeZoneDescr zd;
+    uint8_t ext[128];
+    uint64_t wp;
+
+    nzt_enable(n);
+    nzt_create_ioq(n, 1, NZT_QSIZE, 0);
+    g_assert_cmphex(nzt_identify(n, NVME_ID_CNS_CS_NS, 1, NVME_CSI_ZONED,
+                                 idz), ==, 0);
+    g_assert_cmpuint(idz->lbafe[0].zdes, ==, 2);    /* 64-byte units */
+
+    g_assert_cmphex(nzt_set_zde(n, ZONE, 0x5a, 128, false), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==, NVME_ZONE_STATE_CLOSED);
+    g_assert_cmphex(wp, ==, ZONE);
+    g_assert_cmphex(nzt_report_ext(n, ZONE, &zd, ext, 128), ==, 0);
+    g_assert_cmphex(zd.za, ==, NVME_ZA_ZD_EXT_VALID);
+    g_assert_cmpuint(le64_to_cpu(zd.zslba), ==, ZONE);
+    for (int i = 0; i < 128; i++) {
+        g_assert_cmphex(ext[i], ==, 0x5a);
+    }
+    /* the plain report says so too; a zone without one has zeros */
+    nzt_report(n, ZONE, NVME_ZONE_REPORT_ALL, true, &zd, 1);
+    g_assert_cmphex(zd.za, ==, NVME_ZA_ZD_EXT_VALID);
+    g_assert_cmphex(nzt_report_ext(n, 3 * ZONE, &zd, ext, 128), ==, 0);
+    g_assert_cmphex(zd.za, ==, 0);
+    g_assert_cmphex(ext[0] | ext[127], ==, 0);
+
+    /* only an Empty zone; one zone, never Select All */
+    g_assert_cmphex(nzt_set_zde(n, ZONE, 0x11, 128, false), ==,
+                    NVME_ZONE_INVAL_TRANSITION | NVME_DNR);
+    g_assert_cmphex(nzt_set_zde(n, 0, 0x11, 128, true), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmphex(nzt_set_zde(n, ZONE + 1, 0x11, 128, false), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    /* it takes an active resource: max-active=2 */
+    g_assert_cmphex(nzt_write(n, 1, 2 * ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_set_zde(n, 3 * ZONE, 0x33, 128, false), ==,
+                    NVME_ZONE_TOO_MANY_ACTIVE | NVME_DNR);
+    /* writes go on in a zone with an extension; a finish keeps it */
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_zms(n, ZONE, NVME_ZONE_ACTION_FINISH, false), ==, 0);
+    nzt_report(n, ZONE, NVME_ZONE_REPORT_ALL, true, &zd, 1);
+    g_assert_cmphex(zd.za, ==, NVME_ZA_ZD_EXT_VALID);
+    /* a reset ends it: a write after it opens the zone without one */
+    g_assert_cmphex(nzt_zms(n, ZONE, NVME_ZONE_ACTION_RESET, false), ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmphex(nzt_report_ext(n, ZONE, &zd, ext, 128), ==, 0);
+    g_assert_cmphex(zd.za, ==, 0);
+    g_assert_cmphex(ext[0], ==, 0);
+    g_free(idz);
+    nzt_stop(n);
+
+    /* without extensions: neither action is there */
+    n = nzt_start(DEV(FAST), 1);
+    g_assert_cmphex(nzt_set_zde(n, ZONE, 0x11, 64, false), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    g_assert_cmphex(nzt_report_ext(n, ZONE, &zd, ext, 64), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    nzt_stop(n);
+}
+
 /* Zone Append: the assigned LBA in the CQE (ZNS 4.4.1) */
 static void test_append(void)
 {
@@ -1197,6 +1300,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
                    test_zone_invalid_write_dnr);
     qtest_add_func("/nvme-zns/append", test_append);
+    qtest_add_func("/nvme-zns/zone-desc-ext", test_zone_desc_ext);
     qtest_add_func("/nvme-zns/zone-state/restart", test_zone_state_restart);
     qtest_add_func("/nvme-zns/zone-state/errors", test_zone_state_errors);
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);

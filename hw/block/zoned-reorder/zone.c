@@ -453,6 +453,42 @@ ZrResult zr_zone_mgmt(ZrZoneModel *m, ZrZoneOp op, uint64_t lba, bool all)
 }
 
 /*
+ * Activate: an EMPTY zone becomes CLOSED, taking an active resource and no
+ * open one, its write pointer at its start.  This is the transition of
+ * ZNS 1.1 Set Zone Descriptor Extension (ZSE to ZSC); ZBC-2 has none.
+ * Any other condition is an invalid transition (Read Only and Offline say
+ * so).  Not a zone management op of ZrZoneOp: its count would change the
+ * saved statistics.
+ */
+ZrResult zr_zone_activate(ZrZoneModel *m, uint64_t lba)
+{
+    ZrResult res = ZR_OK;
+    ZrZone *z;
+
+    if (lba >= m->cfg.nr_blocks) {
+        res = ZR_ERR_LBA_OUT_OF_RANGE;
+    } else if (lba & (m->cfg.zone_size - 1)) {
+        res = ZR_ERR_NOT_ZONE_START;
+    } else if (!zr_zone_is_seq(z = zr_zone_at(m, lba))) {
+        res = ZR_ERR_CONVENTIONAL;
+    } else if (z->cond != ZR_COND_EMPTY) {
+        res = zr_zone_cond_error(z);
+    } else if (m->cfg.max_active &&
+               zr_zone_nr_active(m) >= m->cfg.max_active) {
+        res = ZR_ERR_NO_ACTIVE_RESOURCE;
+    } else {
+        zr_zone_assign_cond(m, z, ZR_COND_CLOSED);
+    }
+    if (res == ZR_OK) {
+        trace_zr_zone_mgmt("activate", lba, false, zr_zone_nr_open(m),
+                           zr_zone_nr_active(m));
+    } else {
+        trace_zr_err_zone_mgmt("activate", lba, false, zr_result_name(res));
+    }
+    return zr_zone_count(m, res);
+}
+
+/*
  * Power on with persistent zone state: open conditions do not survive a
  * power cycle; open zones come back CLOSED (ZBC-2: EMPTY when nothing was
  * written), exactly as a close of every zone.  Write pointers stay: a

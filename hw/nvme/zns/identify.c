@@ -132,7 +132,7 @@ static void nz_id_ns_zoned(NzCtrl *s, NzNs *ns, NvmeIdNsZoned *id)
     id->mar = cpu_to_le32(ns->max_active ? ns->max_active - 1 : 0xffffffff);
     id->mor = cpu_to_le32(ns->max_open ? ns->max_open - 1 : 0xffffffff);
     id->lbafe[0].zsze = cpu_to_le64(ns->zone_blocks);
-    id->lbafe[0].zdes = 0;
+    id->lbafe[0].zdes = ns->zde_size / 64;     /* in 64-byte units */
 }
 
 /* Active namespace list (CNS 02h/07h): NSIDs above @nsid, ascending */

@@ -160,7 +160,8 @@ static uint16_t nz_io_check(NzReq *r)
         status = NVME_SUCCESS;
         break;
     case NVME_CMD_ZONE_MGMT_SEND:
-        return nz_zms_check(r);
+        status = nz_zms_check(r);
+        break;
     case NVME_CMD_ZONE_MGMT_RECV:
         status = nz_zmr_check(r);
         break;
@@ -422,6 +423,8 @@ static void nz_start_write(NzReq *r)
     if (!zeroes && !nz_start_data_in(r)) {
         return;
     }
+    /* an Empty zone's old extension goes before it opens (zns.c) */
+    nz_zde_sync(ns, r->slba >> ns->zones.zone_shift);
     if (ns->null_backed) {
         res = append ? zr_zone_append(&ns->zones, r->slba, r->nlb, &lba)
                      : zr_zone_write(&ns->zones, r->slba, r->nlb);

@@ -108,8 +108,17 @@ static bool nz_ns_geometry(NzNs *ns, Error **errp)
         error_setg(errp, "nvme-zns-ns: max-open must not exceed max-active");
         return false;
     }
+    if (ns->zde_size % 64 || ns->zde_size > 255 * 64) {
+        error_setg(errp, "nvme-zns-ns: zone-desc-ext-size must be a multiple "
+                   "of 64 bytes, at most %u", 255 * 64);
+        return false;
+    }
     if (!zr_zone_model_init(&ns->zones, &zc, errp)) {
         return false;
+    }
+    if (ns->zde_size) {
+        ns->zde = g_malloc0((uint64_t)ns->zones.nr_zones * ns->zde_size);
+        ns->zde_valid = bitmap_new(ns->zones.nr_zones);
     }
     ns->realized_zones = true;
     return true;
@@ -122,6 +131,16 @@ static bool nz_ns_geometry(NzNs *ns, Error **errp)
  * Zone Management Send), at shutdown (CC.SHN), when the VM stops and at
  * unplug; what survives a crash is in docs/devel/zone-state.md.
  */
+static void nz_ns_free_zones(NzNs *ns)
+{
+    zr_zone_model_cleanup(&ns->zones);
+    g_free(ns->zde);
+    ns->zde = NULL;
+    g_free(ns->zde_valid);
+    ns->zde_valid = NULL;
+    ns->realized_zones = false;
+}
+
 static bool nz_ns_persist_open(NzNs *ns, Error **errp)
 {
     if (!ns->zs_blk) {
@@ -252,14 +271,12 @@ static void nz_ns_realize(DeviceState *dev, Error **errp)
     }
     zr_zone_set_io_done(&ns->zones, nz_io_zone_released, ns);
     if (!nz_ns_persist_open(ns, errp)) {
-        zr_zone_model_cleanup(&ns->zones);
-        ns->realized_zones = false;
+        nz_ns_free_zones(ns);
         return;
     }
     if (!nz_ns_attach(s, ns, errp)) {
         zr_persist_close(&ns->persist);
-        zr_zone_model_cleanup(&ns->zones);
-        ns->realized_zones = false;
+        nz_ns_free_zones(ns);
         return;
     }
     ns->vmse = qemu_add_vm_change_state_handler(nz_ns_vm_state, ns);
@@ -291,8 +308,7 @@ static void nz_ns_unrealize(DeviceState *dev)
         zr_persist_close(&ns->persist);
     }
     if (ns->realized_zones) {
-        zr_zone_model_cleanup(&ns->zones);
-        ns->realized_zones = false;
+        nz_ns_free_zones(ns);
     }
 }
 
@@ -324,6 +340,7 @@ static void nz_ns_set_inject(Object *obj, Visitor *v, const char *name,
                    zr_result_name(res));
         return;
     }
+    nz_zde_sync(ns, lba / ns->zone_blocks);
     nz_ns_zone_changed(ns, lba & ~(ns->zone_blocks - 1));
 }
 
@@ -337,6 +354,7 @@ static const Property nz_ns_props[] = {
     DEFINE_PROP_UINT32("max-open", NzNs, max_open, 0),
     DEFINE_PROP_UINT32("max-active", NzNs, max_active, 0),
     DEFINE_PROP_BOOL("cross-zone-read", NzNs, razb, true),
+    DEFINE_PROP_UINT32("zone-desc-ext-size", NzNs, zde_size, 0),
     DEFINE_PROP_DRIVE("zone-state", NzNs, zs_blk),
     DEFINE_PROP_BOOL("zone-state-format", NzNs, zs_format, false),
 };
@@ -376,6 +394,9 @@ static void nz_ns_class_init(ObjectClass *oc, void *data)
         "maximum active zones, MAR + 1 (0 = no limit)");
     object_class_property_set_description(oc, "cross-zone-read",
         "OZCS.RAZB: reads may cross zone boundaries");
+    object_class_property_set_description(oc, "zone-desc-ext-size",
+        "zone descriptor extension bytes per zone (ZDES), a multiple of 64 "
+        "up to 16320; 0: none");
     object_class_property_set_description(oc, "zone-state",
         "drive holding the zone states and write pointers, so they "
         "survive a restart (a new or zeroed drive is formatted)");

@@ -116,6 +116,7 @@ struct NzNs {
     uint32_t max_open;          /* 0 = no limit */
     uint32_t max_active;
     bool razb;                  /* reads may cross zone boundaries */
+    uint32_t zde_size;          /* zone descriptor extension bytes (ZDES) */
     BlockBackend *zs_blk;       /* zone-state: the zone state's drive */
     bool zs_format;             /* zone-state-format */
     bool null_backed;
@@ -127,6 +128,8 @@ struct NzNs {
     uint64_t zone_blocks;
     ZrZoneModel zones;
     bool realized_zones;
+    uint8_t *zde;               /* per zone, zde_size bytes (zns.c) */
+    unsigned long *zde_valid;   /* per zone: ZA.ZDEV */
     ZrZonePersist persist;      /* zone-state=DRIVE (persist.blk set) */
     VMChangeStateEntry *vmse;
 
@@ -446,6 +449,7 @@ uint16_t nz_zms_start(NzReq *r);
 uint16_t nz_zmr_start(NzReq *r);
 uint16_t nz_zms_check(NzReq *r);
 uint16_t nz_zmr_check(NzReq *r);
+void nz_zde_sync(NzNs *ns, uint32_t idx);
 
 static inline bool nz_status_ok(uint16_t status)
 {

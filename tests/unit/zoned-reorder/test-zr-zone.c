@@ -1417,6 +1417,41 @@ static void test_dirty(void)
     zr_zone_model_cleanup(&m);
 }
 
+/* Activate (ZNS Set Zone Descriptor Extension): EMPTY -> CLOSED */
+static void test_activate(void)
+{
+    ZrZoneModel m;
+
+    model_init(&m, ZR_FLAVOUR_ZNS, 0, 0, 2);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(1)), ==, ZR_OK);
+    g_assert_cmpint(cond_of(&m, 1), ==, ZR_COND_CLOSED);
+    g_assert_cmpuint(m.zones[1].wp, ==, zstart(1));
+    g_assert_cmpuint(zr_zone_nr_active(&m), ==, 1);
+    g_assert_cmpuint(zr_zone_nr_open(&m), ==, 0);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(1)), ==,
+                    ZR_ERR_INVALID_TRANSITION);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(2) + 1), ==,
+                    ZR_ERR_NOT_ZONE_START);
+    g_assert_cmpint(zr_zone_activate(&m, ZS * NZ), ==,
+                    ZR_ERR_LBA_OUT_OF_RANGE);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(2)), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(3)), ==,
+                    ZR_ERR_NO_ACTIVE_RESOURCE);
+    g_assert_cmpint(zr_zone_set_read_only(&m, zstart(4)), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(4)), ==, ZR_ERR_READ_ONLY);
+    /* a closed empty zone is written, reset and activated again */
+    g_assert_cmpint(zr_zone_write(&m, zstart(1), 1), ==, ZR_OK);
+    g_assert_cmpint(zr_zone_mgmt(&m, ZR_ZONE_OP_RESET, zstart(1), false), ==,
+                    ZR_OK);
+    g_assert_cmpint(zr_zone_activate(&m, zstart(1)), ==, ZR_OK);
+    check_accounting(&m);
+    zr_zone_model_cleanup(&m);
+
+    model_init(&m, ZR_FLAVOUR_ZBC, 1, 0, 0);
+    g_assert_cmpint(zr_zone_activate(&m, 0), ==, ZR_ERR_CONVENTIONAL);
+    zr_zone_model_cleanup(&m);
+}
+
 /*
  * What a read returns (zone-read.c): blocks not on the medium when the
  * read began or when it ended read as zeros, whatever the backend gave.
@@ -1560,6 +1595,7 @@ int main(int argc, char **argv)
     g_test_add_func("/zoned-reorder/zone/append", test_append);
     g_test_add_func("/zoned-reorder/zone/read-check", test_read_check);
     g_test_add_func("/zoned-reorder/zone/read-race", test_read_race);
+    g_test_add_func("/zoned-reorder/zone/activate", test_activate);
     g_test_add_func("/zoned-reorder/zone/inject", test_inject);
     g_test_add_func("/zoned-reorder/zone/report", test_report);
     g_test_add_func("/zoned-reorder/zone/post-load", test_post_load);

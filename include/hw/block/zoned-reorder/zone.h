@@ -285,6 +285,8 @@ static inline uint32_t zr_zone_nr_active(const ZrZoneModel *m)
 
 /* Zone management: one zone (@lba = its start) or, with @all, every zone */
 ZrResult zr_zone_mgmt(ZrZoneModel *m, ZrZoneOp op, uint64_t lba, bool all);
+/* EMPTY -> CLOSED with an active resource (ZNS Set Zone Descriptor Ext.) */
+ZrResult zr_zone_activate(ZrZoneModel *m, uint64_t lba);
 
 static inline ZrResult zr_zone_open(ZrZoneModel *m, uint64_t lba)
 {
