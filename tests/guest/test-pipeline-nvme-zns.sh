@@ -19,6 +19,10 @@
 #             kernel retries every one (no I/O error), fio verifies clean.
 #   random-off the same controller with pipelining off (one write per zone
 #             in flight): no Zone Invalid Write at all.
+#   random-dnr the random controller with x-zone-invalid-write-dnr=on: its
+#             Zone Invalid Writes carry Do Not Retry, which patch 8 honours
+#             before its retry, so the retry is off and the errors reach
+#             fio (and the kernel log): what pipelining costs without it.
 #
 #   tests/guest/test-pipeline-nvme-zns.sh [run-guest options]
 #
@@ -88,4 +92,10 @@ scenario random-off "reorder=random" pipeline=0 expect=clean
 z=$(qom "$out" zone-invalid-writes) o=$(qom "$out" zone-write-overlaps)
 tap "$([ "$z" = 0 ] && [ "$o" = 0 ] && echo 1)" \
     "random-off: one write per zone in flight: no overlap ($o), no Zone Invalid Write ($z)"
+
+scenario random-dnr "reorder=random,x-zone-invalid-write-dnr=on" pipeline=1 expect=errors
+z=$(qom "$out" zone-invalid-writes)
+tap "$([ "${z:-0}" -gt 0 ] && echo 1)" "random-dnr: $z Zone Invalid Writes with Do Not Retry"
+tap "$(grep -q '^ok .*fio saw I/O errors' "$out" && echo 1)" \
+    "random-dnr: without the retry the errors reached fio"
 exit $rc

@@ -258,6 +258,8 @@ static const struct {
       "MSI-X messages sent, or INTx assertions" },
     { "vclock-holds", offsetof(NzCtrl, vclock.holds),
       "icount only: times guest time waited for host work" },
+    { "vclock-holds-expired", offsetof(NzCtrl, vclock.expired),
+      "icount only: holds given up after 1 s of host time" },
 };
 
 static void nz_get_counter(Object *obj, Visitor *v, const char *name,
