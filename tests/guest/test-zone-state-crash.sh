@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# Crash consistency of scsi-zbc's zone state (zone-state=DRIVE,
-# docs/devel/zone-state.md): a guest writes a zone in chunks, flushing
+# Crash consistency of the zone state kept by the core's persistence layer
+# (zone-state=DRIVE, docs/devel/zone-state.md), on scsi-zbc and on
+# nvme-zns namespaces: a guest writes a zone in chunks, flushing
 # after each (guest/plans/zone-crash.sh); the host kills QEMU with SIGKILL
 # after the Nth flush it saw acknowledged, N different each round, and
 # boots again on the same image and zone-state drive, on virtio-scsi and
-# on ufs-zoned (MCQ; the LU is a scsi-zbc).  Each boot first
+# on ufs-zoned (MCQ; the LU is a scsi-zbc), and on nvme-zns (the flush is
+# an NVMe Flush).  Each boot first
 # checks every zone written so far: the write pointer is at or above what
 # the last acknowledged flush covered and at most one chunk above, every
 # chunk below it holds its data, and no zone came back open.  Then it
@@ -42,14 +44,17 @@ mkdir -p "$logdir"
 # behind the HBA of $hba
 boot() {
     local dir=$1 lu="drive=zbc0,zone-state=zs0,zone-size=4M,conv-zones=1"
-    local -a dev
+    local -a dev param=()
     shift
     case $hba in
         virtio-scsi) dev=(-device virtio-scsi-pci,id=vs0 -device "scsi-zbc,bus=vs0.0,$lu") ;;
         ufs-mcq) dev=(-device ufs-zoned,id=ufs0,mode=mcq -device "scsi-zbc,bus=ufs0.0,lun=0,$lu") ;;
+        nvme-zns) dev=(-device nvme-zns,id=nz0
+                       -device nvme-zns-ns,bus=nz0,drive=zbc0,zone-state=zs0,zone-size=4M)
+                  param=(--param dev=nvme0n1) ;;
     esac
     "$top/scripts/run-guest" --plan zone-crash --log-dir "$dir" --timeout 300 \
-        "$@" -- \
+        "${param[@]}" "$@" -- \
         -drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback" \
         -drive "file=$state,if=none,id=zs0,format=raw,cache=writeback" \
         "${dev[@]}"
@@ -141,5 +146,6 @@ scenario() {
 
 scenario virtio-scsi 3 1 6 2 4
 scenario ufs-mcq 0 2
+scenario nvme-zns 0 2 5
 rm -f "$img" "$state"
 exit $rc
