@@ -17,6 +17,7 @@
 #include "hw/pci/pci.h"
 #include "migration/blocker.h"
 #include "system/system.h"
+#include "hw/block/zoned-reorder/counters.h"
 #include "hw/block/zoned-reorder/service-props.h"
 #include "nvme-zns-internal.h"
 #include "trace.h"
@@ -224,11 +225,7 @@ static void nz_set_reorder(Object *obj, int value, Error **errp)
     }
 }
 
-static const struct {
-    const char *name;
-    size_t offset;
-    const char *desc;
-} nz_counters[] = {
+static const ZrCounter nz_counters[] = {
     { "starts", offsetof(NzCtrl, dispatch.stats.starts),
       "I/O commands started" },
     { "starts-reordered", offsetof(NzCtrl, dispatch.stats.starts_reordered),
@@ -262,14 +259,6 @@ static const struct {
       "icount only: holds given up after 1 s of host time" },
 };
 
-static void nz_get_counter(Object *obj, Visitor *v, const char *name,
-                           void *opaque, Error **errp)
-{
-    uint64_t val = *(uint64_t *)((char *)obj + (uintptr_t)opaque);
-
-    visit_type_uint64(v, name, &val, errp);
-}
-
 /* The last starts, oldest first, as SQ:CID: "1:5,2:9" */
 static char *nz_get_start_log(Object *obj, Error **errp)
 {
@@ -293,15 +282,7 @@ static void nz_set_start_log(Object *obj, const char *value, Error **errp)
 /* Commands started from each I/O SQ, SQ 1 first: "12,30" */
 static char *nz_get_queue_starts(Object *obj, Error **errp)
 {
-    NzCtrl *s = NVME_ZNS(obj);
-    GString *str = g_string_new("");
-    uint32_t q;
-
-    for (q = 0; q < s->dispatch.cfg.nr_queues; q++) {
-        g_string_append_printf(str, "%s%" PRIu64, q ? "," : "",
-                               s->dispatch.queue_starts[q]);
-    }
-    return g_string_free(str, false);
+    return zr_counters_queue_starts(&NVME_ZNS(obj)->dispatch);
 }
 
 static const Property nz_props[] = {
@@ -323,7 +304,6 @@ static void nz_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
-    size_t i;
 
     pc->realize = nz_realize;
     pc->exit = nz_exit;
@@ -364,13 +344,7 @@ static void nz_class_init(ObjectClass *oc, void *data)
         "order in which fetched I/O commands start: none (fetch order), "
         "spec (in order per SQ, SQs round-robin with the Arbitration "
         "Burst), rr, random, reverse (settable at run time)");
-    for (i = 0; i < ARRAY_SIZE(nz_counters); i++) {
-        object_class_property_add(oc, nz_counters[i].name, "uint64",
-                                  nz_get_counter, NULL, NULL,
-                                  (void *)(uintptr_t)nz_counters[i].offset);
-        object_class_property_set_description(oc, nz_counters[i].name,
-                                              nz_counters[i].desc);
-    }
+    zr_counters_add(oc, nz_counters, ARRAY_SIZE(nz_counters));
     object_class_property_add_str(oc, "start-log", nz_get_start_log,
                                   nz_set_start_log);
     object_class_property_set_description(oc, "start-log",

@@ -15,6 +15,7 @@
 #include "hw/pci/pci.h"
 #include "hw/scsi/scsi-zbc.h"
 #include "system/system.h"
+#include "hw/block/zoned-reorder/counters.h"
 #include "hw/block/zoned-reorder/service-props.h"
 #include "ufs-zoned-internal.h"
 #include "trace.h"
@@ -205,11 +206,7 @@ static void ufs_zoned_set_reorder(Object *obj, int value, Error **errp)
 }
 
 /* Read-only counters, readable with qom-get. */
-static const struct {
-    const char *name;
-    size_t offset;
-    const char *desc;
-} ufs_zoned_counters[] = {
+static const ZrCounter ufs_zoned_counters[] = {
     { "starts", offsetof(UfsZonedState, dispatch.stats.starts),
       "commands handed to their LU" },
     { "starts-reordered",
@@ -249,14 +246,6 @@ static const struct {
       "most writes to one zone in service at once" },
 };
 
-static void ufs_zoned_get_counter(Object *obj, Visitor *v, const char *name,
-                                  void *opaque, Error **errp)
-{
-    uint64_t val = *(uint64_t *)((char *)obj + (uintptr_t)opaque);
-
-    visit_type_uint64(v, name, &val, errp);
-}
-
 /*
  * The last starts, oldest first: legacy slots "3,1,2"; MCQ commands as
  * SQ:task-tag, "0:5,1:7".
@@ -283,15 +272,7 @@ static char *ufs_zoned_get_start_log(Object *obj, Error **errp)
 /* Commands started from each SQ (MCQ) or the doorbell: "12,30,0,0" */
 static char *ufs_zoned_get_queue_starts(Object *obj, Error **errp)
 {
-    UfsZonedState *s = UFS_ZONED(obj);
-    GString *str = g_string_new("");
-    uint32_t q;
-
-    for (q = 0; q < s->dispatch.cfg.nr_queues; q++) {
-        g_string_append_printf(str, "%s%" PRIu64, q ? "," : "",
-                               s->dispatch.queue_starts[q]);
-    }
-    return g_string_free(str, false);
+    return zr_counters_queue_starts(&UFS_ZONED(obj)->dispatch);
 }
 
 /* UNALIGNED WRITE answers per LU present: "0=4,1=0" */
@@ -347,7 +328,6 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(oc);
     PCIDeviceClass *pc = PCI_DEVICE_CLASS(oc);
-    size_t i;
 
     pc->realize = ufs_zoned_realize;
     pc->exit = ufs_zoned_exit;
@@ -406,14 +386,7 @@ static void ufs_zoned_class_init(ObjectClass *oc, void *data)
         "order, a batch rung during an H8 exit in slot order; MCQ: in "
         "order per SQ, SQs round-robin), rr, random, reverse (settable at "
         "run time)");
-    for (i = 0; i < ARRAY_SIZE(ufs_zoned_counters); i++) {
-        object_class_property_add(oc, ufs_zoned_counters[i].name, "uint64",
-                                  ufs_zoned_get_counter, NULL, NULL,
-                                  (void *)(uintptr_t)
-                                  ufs_zoned_counters[i].offset);
-        object_class_property_set_description(oc,
-            ufs_zoned_counters[i].name, ufs_zoned_counters[i].desc);
-    }
+    zr_counters_add(oc, ufs_zoned_counters, ARRAY_SIZE(ufs_zoned_counters));
     object_class_property_add_str(oc, "start-log", ufs_zoned_get_start_log,
                                   ufs_zoned_set_start_log);
     object_class_property_set_description(oc, "start-log",
