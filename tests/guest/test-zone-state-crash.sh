@@ -16,6 +16,14 @@
 # On ufs-zoned the first round is a clean restart instead (the zone written
 # whole, QEMU shut down by the guest), then one kill.
 #
+# What a SIGKILL can show: the drives are files with cache=writeback, and
+# the host's page cache survives the kill of QEMU, so data that was
+# written but never flushed is still there.  The write pointer half of the
+# check is the real one (the zone state never runs behind an acknowledged
+# flush, nor ahead of the data); that the zone state never claims data
+# that did not reach the medium is checked by the core's design and the
+# qtests, not here.
+#
 #   tests/guest/test-zone-state-crash.sh [run-guest options]
 #
 # Output is TAP (the guest's checks of each boot, then "host:" checks);

@@ -394,6 +394,70 @@ static void test_zone_state_restart(void)
     unlink(img);
 }
 
+static uint64_t nzt_ns_qom(Nzt *n, const char *prop)
+{
+    QDict *r = qtest_qmp(n->qts, "{ 'execute': 'qom-get', 'arguments': "
+                         "{ 'path': '/machine/peripheral/ns1', "
+                         "'property': %s } }", prop);
+    uint64_t v = qdict_get_int(r, "return");
+
+    qobject_unref(r);
+    return v;
+}
+
+static uint16_t nzt_cmd_at(Nzt *n, uint8_t opcode, uint64_t slba, bool fua)
+{
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+
+    qtest_memset(n->qts, n->data, 0x77, 4096);
+    nzt_rw_cmd(&cmd, opcode, slba, 1, n->data, 0);
+    if (fua) {
+        cmd.cdw12 |= cpu_to_le32(NVME_RW_FUA << 16);
+    }
+    nzt_io(n, 1, &cmd, &cqe);
+    return NZT_SC(&cqe);
+}
+
+/*
+ * What waits for the zone state to be on its drive before it completes:
+ * Flush, a FUA write, any write with the volatile write cache off, Zone
+ * Management Send; a plain write does not (zone-state-syncs counts).
+ */
+static void test_zone_state_durable(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *state = nzt_empty_file();
+    uint64_t syncs;
+    Nzt *n;
+
+    n = nzt_start_state(img, state, ",id=ns1");
+    syncs = nzt_ns_qom(n, "zone-state-syncs");
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 1, 1), ==, 0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, syncs);
+    g_assert_cmphex(nzt_cmd_at(n, NVME_CMD_WRITE, ZONE + 1, true), ==, 0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
+    g_assert_cmphex(nzt_cmd_at(n, NVME_CMD_WRITE_ZEROES, ZONE + 2, true), ==,
+                    0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
+    g_assert_cmphex(nzt_cmd_at(n, NVME_CMD_FLUSH, 0, false), ==, 0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
+    g_assert_cmphex(nzt_zms(n, 2 * ZONE, NVME_ZONE_ACTION_OPEN, false), ==, 0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
+    /* a failed one has nothing to make durable */
+    g_assert_cmphex(nzt_cmd_at(n, NVME_CMD_WRITE, ZONE + 9, true), ==,
+                    NVME_ZONE_INVALID_WRITE);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, syncs);
+    g_assert_cmphex(nzt_set_feature(n, NVME_VOLATILE_WRITE_CACHE, 0, NULL),
+                    ==, 0);
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 3, 1, 1), ==, 0);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-state-blocks"), >=, 1);
+    nzt_stop(n);
+    unlink(state);
+    unlink(img);
+}
+
 /*
  * A state drive that does not match is an error at realize, never a
  * silent re-format; zone-state-format=on formats it anew.
@@ -422,6 +486,10 @@ static void test_zone_state_errors(void)
                            DEV(FAST) " -device nvme-zns-ns,bus=nz0,drive=d0,"
                            "zone-state-format=on", img);
     zr_expect_start_error(args, "zone-state-format needs a zone-state drive");
+    g_free(args);
+    args = g_strdup_printf(ZS_ARGS("%s", "%s", ",zone-desc-ext-size=64"),
+                           img, state);
+    zr_expect_start_error(args, "does not keep zone descriptor extensions");
 
     /* the geometry that wrote it still loads it */
     n = nzt_start_state(img, state, "");
@@ -497,6 +565,34 @@ static void test_zone_desc_ext(void)
     for (int i = 0; i < 128; i++) {
         g_assert_cmphex(ext[i], ==, 0x5a);
     }
+    /* two entries: each descriptor followed by its own extension */
+    g_assert_cmphex(nzt_set_zde(n, 4 * ZONE, 0xa4, 128, false), ==, 0);
+    {
+        uint32_t entry = 64 + 128, bytes = 64 + 3 * entry;
+        NvmeCmd cmd;
+        NvmeCqe cqe;
+        NvmeZoneDescr d[3];
+        uint8_t x[3];
+
+        nzt_zmr_cmd(&cmd, 3 * ZONE, NVME_ZONE_REPORT_ALL, true, n->data,
+                    bytes);
+        cmd.cdw13 |= cpu_to_le32(NVME_ZONE_REPORT_EXTENDED);
+        nzt_io(n, 1, &cmd, &cqe);
+        g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+        g_assert_cmpuint(qtest_readq(n->qts, n->data), ==, 3);
+        for (int i = 0; i < 3; i++) {
+            qtest_memread(n->qts, n->data + 64 + i * entry, &d[i], 64);
+            x[i] = qtest_readb(n->qts, n->data + 64 + i * entry + 64 + 127);
+        }
+        g_assert_cmpuint(le64_to_cpu(d[0].zslba), ==, 3 * ZONE);
+        g_assert_cmphex(d[0].za | x[0], ==, 0);
+        g_assert_cmpuint(le64_to_cpu(d[1].zslba), ==, 4 * ZONE);
+        g_assert_cmphex(d[1].za, ==, NVME_ZA_ZD_EXT_VALID);
+        g_assert_cmphex(x[1], ==, 0xa4);
+        g_assert_cmpuint(le64_to_cpu(d[2].zslba), ==, 5 * ZONE);
+        g_assert_cmphex(d[2].za | x[2], ==, 0);
+    }
+    g_assert_cmphex(nzt_zms(n, 4 * ZONE, NVME_ZONE_ACTION_RESET, false), ==, 0);
     /* the plain report says so too; a zone without one has zeros */
     nzt_report(n, ZONE, NVME_ZONE_REPORT_ALL, true, &zd, 1);
     g_assert_cmphex(zd.za, ==, NVME_ZA_ZD_EXT_VALID);
@@ -1303,6 +1399,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-desc-ext", test_zone_desc_ext);
     qtest_add_func("/nvme-zns/zone-state/restart", test_zone_state_restart);
     qtest_add_func("/nvme-zns/zone-state/errors", test_zone_state_errors);
+    qtest_add_func("/nvme-zns/zone-state/durable", test_zone_state_durable);
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);
     qtest_add_func("/nvme-zns/order", test_order);

@@ -15,6 +15,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "block/aio-wait.h"
 #include "system/block-backend.h"
 #include "nvme-zns-internal.h"
 #include "trace.h"
@@ -246,6 +247,7 @@ static void nz_aio_end(NzReq *r)
     r->s->in_flight_io--;
     if (r->s->resetting && !r->s->in_flight_io) {
         nz_schedule(r->s);
+        aio_wait_kick();        /* nz_io_quiesce() may wait for this */
     }
 }
 
@@ -458,7 +460,8 @@ static void nz_start_write(NzReq *r)
     s->in_flight_io++;
     if (zeroes) {
         r->aiocb = blk_aio_pwrite_zeroes(ns->blkconf.blk, lba << ns->lbads,
-                                         (int64_t)r->nlb << ns->lbads, 0,
+                                         (int64_t)r->nlb << ns->lbads,
+                                         nz_write_fua(r) ? BDRV_REQ_FUA : 0,
                                          nz_write_cb, r);
         return;
     }
@@ -679,6 +682,12 @@ void nz_io_quiesce(NzCtrl *s)
     nz_io_reset(s);
     while (s->in_flight_io) {
         nz_drain(s);
+        /*
+         * A zone-state sync is no I/O of the data drives, which is all
+         * blk_drain() waits for: it runs in a coroutine of its own, on the
+         * zone-state drive.  Poll until it has ended too.
+         */
+        AIO_WAIT_WHILE(NULL, s->in_flight_io);
         nz_io_reset(s);
     }
     nz_io_work(s);      /* cancelled: freed, no DMA */

@@ -16,6 +16,7 @@
 #include "qapi/visitor.h"
 #include "hw/qdev-properties.h"
 #include "hw/qdev-properties-system.h"
+#include "hw/block/zoned-reorder/counters.h"
 #include "system/reset.h"
 #include "system/runstate.h"
 #include "nvme-zns-internal.h"
@@ -160,6 +161,18 @@ static bool nz_ns_persist_open(NzNs *ns, Error **errp)
     if (ns->null_backed) {
         error_setg(errp, "nvme-zns-ns: zone-state needs a drive: a "
                    "null-backed namespace keeps no data to match");
+        return false;
+    }
+    if (ns->zde_size) {
+        /*
+         * The state format holds conditions and write pointers, not the
+         * extensions: a zone they activated would come back closed
+         * without its extension, which no host could tell from one it
+         * opened and closed itself.
+         */
+        error_setg(errp, "nvme-zns-ns: zone-desc-ext-size cannot be used "
+                   "with zone-state: the zone state format does not keep "
+                   "zone descriptor extensions");
         return false;
     }
     if (!zr_persist_attach(&ns->persist, &ns->zones, ns->zs_blk,
@@ -344,6 +357,13 @@ static void nz_ns_set_inject(Object *obj, Visitor *v, const char *name,
     nz_ns_zone_changed(ns, lba & ~(ns->zone_blocks - 1));
 }
 
+static const ZrCounter nz_ns_counters[] = {
+    { "zone-state-syncs", offsetof(NzNs, persist.stats.syncs),
+      "zone state syncs to the zone-state drive (read-only counter)" },
+    { "zone-state-blocks", offsetof(NzNs, persist.stats.blocks_written),
+      "zone state table blocks written (read-only counter)" },
+};
+
 static const Property nz_ns_props[] = {
     DEFINE_PROP_DRIVE("drive", NzNs, blkconf.blk),
     DEFINE_PROP_UINT32("nsid", NzNs, nsid, 0),
@@ -403,6 +423,7 @@ static void nz_ns_class_init(ObjectClass *oc, void *data)
     object_class_property_set_description(oc, "zone-state-format",
         "format the zone-state drive anew, whatever it holds (every zone "
         "empty)");
+    zr_counters_add(oc, nz_ns_counters, ARRAY_SIZE(nz_ns_counters));
     object_class_property_add(oc, "inject-read-only", "uint64", NULL,
                               nz_ns_set_inject, NULL, NULL);
     object_class_property_set_description(oc, "inject-read-only",
