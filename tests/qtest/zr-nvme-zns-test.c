@@ -453,6 +453,10 @@ static void test_zone_state_durable(void)
     g_assert_cmphex(nzt_write(n, 1, ZONE + 3, 1, 1), ==, 0);
     g_assert_cmpuint(nzt_ns_qom(n, "zone-state-syncs"), ==, ++syncs);
     g_assert_cmpuint(nzt_ns_qom(n, "zone-state-blocks"), >=, 1);
+    /* the namespace's own counters */
+    g_assert_cmpuint(nzt_ns_qom(n, "zone-invalid-writes"), ==, 1);
+    g_assert_cmpuint(nzt_ns_qom(n, "writes"), ==, 4);
+    g_assert_cmpuint(nzt_ns_qom(n, "blocks-written"), ==, 4);
     nzt_stop(n);
     unlink(state);
     unlink(img);

@@ -358,6 +358,18 @@ static void nz_ns_set_inject(Object *obj, Visitor *v, const char *name,
 }
 
 static const ZrCounter nz_ns_counters[] = {
+    { "zone-invalid-writes", offsetof(NzNs, zone_invalid_writes),
+      "writes and appends of this namespace that failed as Zone Invalid "
+      "Write (read-only counter)" },
+    { "reads", offsetof(NzNs, reads), "reads started (read-only counter)" },
+    { "writes", offsetof(NzNs, writes),
+      "writes and write zeroes started (read-only counter)" },
+    { "appends", offsetof(NzNs, appends),
+      "zone appends started (read-only counter)" },
+    { "blocks-read", offsetof(NzNs, blocks_read),
+      "logical blocks read (read-only counter)" },
+    { "blocks-written", offsetof(NzNs, blocks_written),
+      "logical blocks written (read-only counter)" },
     { "zone-state-syncs", offsetof(NzNs, persist.stats.syncs),
       "zone state syncs to the zone-state drive (read-only counter)" },
     { "zone-state-blocks", offsetof(NzNs, persist.stats.blocks_written),
