@@ -638,6 +638,42 @@ static void test_zone_desc_ext(void)
     nzt_stop(n);
 }
 
+/*
+ * A controller plugged into a running machine (device_add behind a PCIe
+ * root port) gets its default namespace as one on the command line does.
+ */
+static void test_hotplug_default_ns(void)
+{
+    g_autofree char *fw = NULL;
+    QTestState *qts;
+    QDict *r;
+    QList *props;
+    const QListEntry *e;
+    int children = 0;
+
+    if (!qtest_has_device("pcie-root-port")) {
+        g_test_skip("no pcie-root-port in this build");
+        return;
+    }
+    fw = zr_firmware_args();
+    qts = qtest_initf("%s-machine q35 -nodefaults "
+                      "-device pcie-root-port,id=rp0,chassis=1", fw);
+    qtest_qmp_device_add(qts, "nvme-zns", "hp", "{'bus': 'rp0'}");
+    /* the namespace comes on a bottom half: one QMP round trip runs it */
+    r = qtest_qmp(qts, "{ 'execute': 'qom-list', 'arguments': "
+                  "{ 'path': '/machine/peripheral/hp/hp' } }");
+    props = qdict_get_qlist(r, "return");
+    g_assert_nonnull(props);
+    QLIST_FOREACH_ENTRY(props, e) {
+        QDict *p = qobject_to(QDict, qlist_entry_obj(e));
+
+        children += g_str_has_prefix(qdict_get_str(p, "name"), "child[");
+    }
+    g_assert_cmpint(children, ==, 1);
+    qobject_unref(r);
+    qtest_quit(qts);
+}
+
 /* Zone Append: the assigned LBA in the CQE (ZNS 4.4.1) */
 static void test_append(void)
 {
@@ -1400,6 +1436,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
                    test_zone_invalid_write_dnr);
     qtest_add_func("/nvme-zns/append", test_append);
+    qtest_add_func("/nvme-zns/hotplug-default-ns", test_hotplug_default_ns);
     qtest_add_func("/nvme-zns/zone-desc-ext", test_zone_desc_ext);
     qtest_add_func("/nvme-zns/zone-state/restart", test_zone_state_restart);
     qtest_add_func("/nvme-zns/zone-state/errors", test_zone_state_errors);

@@ -25,3 +25,10 @@ CONFIG_VIRTIO_9P=y
 # "Default display 'std' is not available".  No graphical front-end is
 # built: with no -display the console is the serial line (-nographic).
 CONFIG_VGA_PCI=y
+
+# PCI Express root ports (pcie-root-port): q35's root bus takes no hot
+# plug, so a controller added with device_add (an NVMe controller plugged
+# into a running guest, the kernel's hot-plug and surprise-removal paths)
+# goes behind one: -device pcie-root-port,id=rp0,chassis=1, then
+# device_add nvme-zns,bus=rp0.
+CONFIG_PCIE_PORT=y

@@ -340,6 +340,7 @@ struct NzCtrl {
     bool work_again;
     ZrVclockHold vclock;
     Notifier machine_done;
+    QEMUBH *default_ns_bh;      /* hot plugged: the default namespace */
     Error *migration_blocker;
 
     /* Counters */

@@ -93,6 +93,16 @@ static void nz_machine_done(Notifier *n, void *data)
     nz_zone_accounting(s);
 }
 
+/* A controller plugged into a running machine gets it right after */
+static void nz_default_ns_bh(void *opaque)
+{
+    NzCtrl *s = opaque;
+
+    qemu_bh_delete(s->default_ns_bh);
+    s->default_ns_bh = NULL;
+    nz_machine_done(&s->machine_done, NULL);
+}
+
 static void nz_service_config(NzCtrl *s, ZrServiceConfig *c)
 {
     /* counted in bytes (ZrCmd.xfer_bytes): namespaces' blocks differ */
@@ -165,6 +175,10 @@ static void nz_realize(PCIDevice *pci, Error **errp)
     s->machine_done.notify = nz_machine_done;
     if (!phase_check(PHASE_MACHINE_READY)) {
         qemu_add_machine_init_done_notifier(&s->machine_done);
+    } else {
+        /* hot plug: not from inside realize, which its bus is part of */
+        s->default_ns_bh = qemu_bh_new(nz_default_ns_bh, s);
+        qemu_bh_schedule(s->default_ns_bh);
     }
     s->power_on_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     nz_regs_reset(s);
@@ -177,6 +191,10 @@ static void nz_exit(PCIDevice *pci)
 
     if (s->machine_done.notify && s->machine_done.node.le_prev) {
         qemu_remove_machine_init_done_notifier(&s->machine_done);
+    }
+    if (s->default_ns_bh) {
+        qemu_bh_delete(s->default_ns_bh);
+        s->default_ns_bh = NULL;
     }
     nz_io_quiesce(s);
     migrate_del_blocker(&s->migration_blocker);
