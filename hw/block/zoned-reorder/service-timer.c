@@ -23,13 +23,13 @@ static void zr_service_timer_schedule(ZrServiceTimer *t)
     t->bh_pending = true;
     qemu_bh_schedule(t->bh);
     if (t->scheduled) {
-        t->scheduled(t->opaque);
+        t->scheduled(t->hook_opaque);
     }
 }
 
 /*
- * Call @fn(opaque of the device) whenever the BH is scheduled, e.g. to
- * poke a vclock hold (vclock-hold.h).
+ * Call @fn(hook opaque: the device's, or zr_service_timer_set_hook_opaque())
+ * whenever the BH is scheduled, e.g. to poke a vclock hold (vclock-hold.h).
  */
 void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
                                          void (*fn)(void *opaque))
@@ -38,13 +38,19 @@ void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
 }
 
 /*
- * Call @fn(opaque of the device) at the end of each BH run, still inside
- * the BH and so under the device's re-entrancy guard.
+ * Call @fn(hook opaque) at the end of each BH run, still inside the BH and
+ * so under the device's re-entrancy guard.
  */
 void zr_service_timer_set_after_run_hook(ZrServiceTimer *t,
                                          void (*fn)(void *opaque))
 {
     t->after_run = fn;
+}
+
+/* What the hooks are called with (default: the device's opaque) */
+void zr_service_timer_set_hook_opaque(ZrServiceTimer *t, void *opaque)
+{
+    t->hook_opaque = opaque;
 }
 
 static void zr_service_timer_run(ZrServiceTimer *t)
@@ -95,7 +101,7 @@ static void zr_service_timer_bh(void *opaque)
     }
     zr_service_timer_run(t);
     if (t->after_run) {
-        t->after_run(t->opaque);
+        t->after_run(t->hook_opaque);
     }
 }
 
@@ -135,6 +141,7 @@ void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
     t->dispatch = dispatch;
     t->ops = ops;
     t->opaque = opaque;
+    t->hook_opaque = opaque;
     t->timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, zr_service_timer_cb, t);
     t->bh = qemu_bh_new_guarded(zr_service_timer_bh, t, guard);
 }

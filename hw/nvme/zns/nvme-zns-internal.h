@@ -37,6 +37,7 @@
 #include "hw/block/zoned-reorder/vclock-hold.h"
 #include "hw/block/zoned-reorder/zone.h"
 #include "hw/block/zoned-reorder/zone-persist.h"
+#include "hw/block/zoned-reorder/work.h"
 
 #define TYPE_NVME_ZNS           "nvme-zns"
 #define TYPE_NVME_ZNS_NS        "nvme-zns-ns"
@@ -334,10 +335,7 @@ struct NzCtrl {
     ZrServiceTimer sched;
 
     /* Work (work.c) */
-    QEMUBH *work_bh;
-    bool work_pending;
-    bool work_running;
-    bool work_again;
+    ZrWork work;                /* the guarded work BH (work.c) */
     ZrVclockHold vclock;
     Notifier machine_done;
     QEMUBH *default_ns_bh;      /* hot plugged: the default namespace */

@@ -268,7 +268,7 @@ static int ufs_zoned_pre_save(void *opaque)
     UfsZonedState *s = opaque;
     uint32_t i, c;
 
-    if (s->teardown || s->work_running) {
+    if (s->teardown || s->work.running) {
         error_report("ufs-zoned: cannot migrate in the middle of a reset or "
                      "an abort");
         return -EBUSY;

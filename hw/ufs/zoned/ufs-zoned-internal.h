@@ -27,6 +27,7 @@
 #include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
+#include "hw/block/zoned-reorder/work.h"
 
 #define UFSZ_NUTRS              32      /* transfer request slots */
 #define UFSZ_NUTMRS             8       /* task management slots */
@@ -203,13 +204,10 @@ struct UfsZonedState {
 
     /*
      * Deferred work (work.c): the MMIO handlers, the timers and the SCSI
-     * callbacks only record what is to be done and schedule work_bh,
+     * callbacks only record what is to be done and schedule the work BH,
      * which runs under the device's re-entrancy guard.
      */
-    QEMUBH *work_bh;
-    bool work_pending;          /* scheduled, not run yet */
-    bool work_running;
-    bool work_again;
+    ZrWork work;                /* the guarded work BH (work.c) */
     unsigned teardown;          /* aborts/clears/resets in progress */
     ZrVclockHold vclock;        /* icount: guest time waits for host work */
     uint32_t rings[UFSZ_NUTRS]; /* legacy doorbell writes not yet fetched */
@@ -222,7 +220,7 @@ struct UfsZonedState {
 
     /* Auto-hibernate (ahit.c) */
     QEMUTimer *ahit_timer;
-    QEMUTimer *h8_exit_timer;   /* schedules work_bh when an exit ends */
+    QEMUTimer *h8_exit_timer;   /* schedules the work BH when an exit ends */
     bool h8;                    /* link in hibernate */
     int64_t h8_exit_end_ns;     /* link usable from then on */
     uint64_t h8_entries;

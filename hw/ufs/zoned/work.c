@@ -5,11 +5,11 @@
  * Every access to guest memory -- fetching UTRDs and SQ entries, reading
  * UPIUs and PRDTs, moving data, writing responses, OCS and CQEs -- runs in
  * one of two bottom halves created with the device's re-entrancy guard:
- * work_bh here (fetches, data transfers the LUs ask for, completions the
+ * the work BH here (fetches, data transfers the LUs ask for, completions the
  * LUs report, task management) and the zoned-reorder core's service BH
  * (command starts and service-time completions).  The MMIO handlers, the
  * timers and the SCSI bus callbacks only record what is to be done and
- * schedule work_bh.  A guest that aims DMA at the controller's own BAR so
+ * schedule the work BH.  A guest that aims DMA at the controller's own BAR so
  * gets MEMTX_ACCESS_ERROR from the memory core, which the code turns into
  * the status the spec defines, instead of a register write in the middle
  * of a completion.
@@ -37,72 +37,38 @@
 #include "ufs-zoned-internal.h"
 #include "trace.h"
 
-static void ufs_zoned_work_bh(void *opaque)
+/* One pass of the controller's work (the core's ZrWork runs the passes) */
+static void ufs_zoned_work_pass(void *opaque)
 {
     UfsZonedState *s = opaque;
 
-    s->work_pending = false;
-    if (s->teardown) {
-        return;     /* ufs_zoned_teardown_end() schedules us again */
+    /* what was rung before a task management request is covered by it */
+    ufs_zoned_utrl_fetch(s);
+    ufs_zoned_mcq_work(s);
+    ufs_zoned_utmrl_work(s);
+    ufs_zoned_utp_work(s);
+    ufs_zoned_irq_work(s);
+    /*
+     * Start what was submitted here and now, under the same guard: the
+     * LU's requests for data come back as another pass, with no main-loop
+     * turn in between.
+     */
+    if (!s->teardown) {
+        zr_service_timer_run_inline(&s->sched);
     }
-    if (s->work_running) {
-        /*
-         * Run again from inside itself: a DMA aimed at another device
-         * drained the block layer, which runs the main loop's BHs.  The
-         * outer run takes another turn instead.
-         */
-        s->work_again = true;
-        return;
-    }
-    s->work_running = true;
-    do {
-        s->work_again = false;
-        /* what was rung before a task management request is covered by it */
-        ufs_zoned_utrl_fetch(s);
-        ufs_zoned_mcq_work(s);
-        ufs_zoned_utmrl_work(s);
-        ufs_zoned_utp_work(s);
-        ufs_zoned_irq_work(s);
-        /*
-         * Start what was submitted here and now, under the same guard:
-         * the LU's requests for data come back as work_again and are
-         * served by the next pass, with no main-loop turn in between.
-         */
-        if (!s->teardown) {
-            zr_service_timer_run_inline(&s->sched);
-        }
-    } while (s->work_again && !s->teardown);
-    s->work_running = false;
-    if (s->teardown) {
-        zr_service_timer_kick(&s->sched);
-    }
-    zr_vclock_hold_poke(&s->vclock);
 }
 
-/*
- * The end of a service BH run (a service time ran out): the completions
- * it made left work for us; do it now, under the same guard, instead of
- * a main-loop turn later.
- */
-static void ufs_zoned_service_after_run(void *opaque)
+/* A teardown holds the work: ufs_zoned_teardown_end() schedules it again */
+static bool ufs_zoned_work_held(void *opaque)
 {
     UfsZonedState *s = opaque;
 
-    if (s->work_pending && !s->work_running && !s->teardown) {
-        qemu_bh_cancel(s->work_bh);
-        ufs_zoned_work_bh(s);
-    }
+    return s->teardown;
 }
 
 void ufs_zoned_schedule(UfsZonedState *s)
 {
-    if (s->work_running) {
-        s->work_again = true;
-        return;
-    }
-    s->work_pending = true;
-    qemu_bh_schedule(s->work_bh);
-    zr_vclock_hold_poke(&s->vclock);
+    zr_work_schedule(&s->work);
 }
 
 /*
@@ -119,7 +85,7 @@ static bool ufs_zoned_host_busy(void *opaque)
     UfsZonedState *s = opaque;
     uint32_t i;
 
-    if (s->work_pending || zr_service_timer_pending(&s->sched)) {
+    if (zr_work_busy(&s->work)) {
         return true;
     }
     for (i = 0; i < UFSZ_NR_REQS; i++) {
@@ -140,12 +106,6 @@ void ufs_zoned_vclock_poke(UfsZonedState *s)
     zr_vclock_hold_poke(&s->vclock);
 }
 
-/* The core scheduled its service BH (from a timer, maybe the vCPU's). */
-static void ufs_zoned_service_scheduled(void *opaque)
-{
-    ufs_zoned_vclock_poke(opaque);
-}
-
 void ufs_zoned_teardown_begin(UfsZonedState *s)
 {
     s->teardown++;
@@ -164,17 +124,14 @@ void ufs_zoned_teardown_end(UfsZonedState *s)
 
 void ufs_zoned_work_init(UfsZonedState *s)
 {
-    s->work_bh = qemu_bh_new_guarded(ufs_zoned_work_bh, s,
-                                     &DEVICE(s)->mem_reentrancy_guard);
+    zr_work_init(&s->work, DEVICE(s), ufs_zoned_work_pass,
+                 ufs_zoned_work_held, s, &s->sched, &s->vclock);
     zr_vclock_hold_init(&s->vclock, ufs_zoned_host_busy, s);
-    zr_service_timer_set_scheduled_hook(&s->sched, ufs_zoned_service_scheduled);
-    zr_service_timer_set_after_run_hook(&s->sched, ufs_zoned_service_after_run);
+    zr_work_service_hooks(&s->work);
 }
 
 void ufs_zoned_work_cleanup(UfsZonedState *s)
 {
-    qemu_bh_delete(s->work_bh);
-    s->work_bh = NULL;
-    s->work_pending = false;
+    zr_work_cleanup(&s->work);
     zr_vclock_hold_cleanup(&s->vclock);
 }

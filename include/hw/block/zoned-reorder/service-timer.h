@@ -45,6 +45,7 @@ typedef struct ZrServiceTimer {
     bool bh_pending;        /* @bh scheduled, not run yet */
     void (*scheduled)(void *opaque);    /* called when @bh is scheduled */
     void (*after_run)(void *opaque);    /* called at the end of a BH run */
+    void *hook_opaque;                  /* what the two hooks get */
 } ZrServiceTimer;
 
 void zr_service_timer_init(ZrServiceTimer *t, ZrService *svc,
@@ -57,6 +58,7 @@ void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
                                          void (*fn)(void *opaque));
 void zr_service_timer_set_after_run_hook(ZrServiceTimer *t,
                                          void (*fn)(void *opaque));
+void zr_service_timer_set_hook_opaque(ZrServiceTimer *t, void *opaque);
 void zr_service_timer_run_inline(ZrServiceTimer *t);
 void zr_service_timer_hold(ZrServiceTimer *t);
 void zr_service_timer_release(ZrServiceTimer *t);
