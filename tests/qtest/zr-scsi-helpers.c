@@ -324,7 +324,7 @@ void zr_expect_start_error(const char *args, const char *want)
     const char *qemu = g_getenv("QTEST_QEMU_BINARY");
     g_autofree char *fw = zr_firmware_args();
     g_autofree char *cmd = g_strdup_printf("timeout 60 %s %s-machine q35 "
-        "-nodefaults -display none -S %s", qemu, fw, args);
+        "-nodefaults -display none -S -accel qtest %s", qemu, fw, args);
     g_autofree char *out = NULL, *err = NULL;
     int status = 0;
 
