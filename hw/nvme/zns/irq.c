@@ -94,7 +94,8 @@ void nz_irq_update(NzCtrl *s)
     uint32_t q;
 
     if (!msix_enabled(pci)) {
-        for (q = 0; q < NZ_NR_Q && !level; q++) {
+        /* no CQ above nr_ioq is ever created (nz_max_cqid) */
+        for (q = 0; q <= s->nr_ioq && !level; q++) {
             NzCq *cq = &s->cq[q];
 
             level = cq->valid && cq->ien && cq->head != cq->tail &&

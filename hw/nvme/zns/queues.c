@@ -177,13 +177,24 @@ void nz_req_free(NzReq *r)
  * are unique per SQ among outstanding commands)? */
 bool nz_req_in_ctrl(NzCtrl *s, uint16_t sqid, uint16_t cid, NzReq *except)
 {
-    uint32_t i;
+    /*
+     * SQ 0's commands have admin contexts, the others' I/O contexts
+     * (nz_fetch_one), and the I/O ones stop at the last busy one: a scan
+     * of every context cost each command more than the rest of its fetch.
+     */
+    uint32_t i = sqid ? 0 : NZ_IO_REQS;
+    uint32_t end = sqid ? NZ_IO_REQS : NZ_NR_REQS;
+    uint32_t busy = sqid ? s->io_reqs_busy : NZ_ADMIN_REQS;
 
-    for (i = 0; i < NZ_NR_REQS; i++) {
+    for (; i < end && busy; i++) {
         NzReq *r = &s->req[i];
 
-        if (r != except && r->state != NZ_REQ_FREE && !r->cancelled &&
-            r->sqid == sqid && r->cmd.cid == cid) {
+        if (r->state == NZ_REQ_FREE) {
+            continue;
+        }
+        busy--;
+        if (r != except && !r->cancelled && r->sqid == sqid &&
+            r->cmd.cid == cid) {
             return true;
         }
     }
@@ -255,7 +266,8 @@ void nz_post_done(NzCtrl *s)
     if (s->resetting) {
         return;     /* nz_io_reset() took everything off the lists */
     }
-    for (q = 0; q < NZ_NR_Q; q++) {
+    /* no CQ above nr_ioq is ever created (nz_max_cqid) */
+    for (q = 0; q <= s->nr_ioq; q++) {
         NzCq *cq = &s->cq[q];
 
         QTAILQ_FOREACH_SAFE(r, &cq->waiting, link, next) {
