@@ -8,6 +8,8 @@
 #   make run        boot a guest on the default devices and print the benchmark table
 #   make bench-latency  QD1 latency of every device against its configured
 #                   service time, icount and wall clock (docs/devel/latency.md)
+#   make bench-model    host instructions per 4 KiB command of our devices
+#                   against upstream's, under callgrind (docs/benchmarks.md)
 #   make check      unit tests, qtests and guest tests; ends with "N passed, N failed"
 #   make check-full the above plus the long suites (the whole fio t/zbd suite,
 #                   the stock kernel, the pipelining tests on a lockdep kernel)
@@ -37,13 +39,13 @@ QEMU_TARGETS := qemu-system-x86_64 qemu-img
 
 .DEFAULT_GOAL := all
 .PHONY: all deps config qemu qemu-overlay unit-build qtest-build \
-        check check-full run bench bench-latency clean distclean help \
+        check check-full run bench bench-latency bench-model clean distclean help \
         fuzz-config fuzz-build fuzz check-asan install
 
 all: qemu
 
 help:
-	@sed -n '3,17p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,19p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- dependencies -----------------------------------------------------------
 # Installs missing Debian packages when run as root, else prints the apt
@@ -165,6 +167,12 @@ bench: run
 # docs/devel/latency.md).
 bench-latency: qemu guest-images
 	$(CHECK_ENV) scripts/bench-latency
+
+# What does each device model cost the host?  Instructions per 4 KiB
+# command (callgrind) of a qtest-driven stream, ours against upstream's
+# (issue 12, docs/benchmarks.md "Device model cost").
+bench-model: qtest-build
+	$(CHECK_ENV) scripts/bench-model
 
 # --- cleaning ----------------------------------------------------------------
 # clean keeps the download cache and the configured QEMU tree; distclean

@@ -27,6 +27,12 @@ void nzt_wr(Nzt *n, uint32_t off, uint32_t val)
 
 Nzt *nzt_boot(const char *extra)
 {
+    return nzt_boot_pci(extra, 0x1af4, 0x10f0);
+}
+
+/* Boot q35 with @extra; the NVMe controller at slot 4 has PCI ID @vid:@did */
+Nzt *nzt_boot_pci(const char *extra, uint16_t vid, uint16_t did)
+{
     g_autofree char *fw = zr_firmware_args();
     g_autofree char *args = g_strdup_printf(
         "%s-machine q35 -nodefaults %s", fw, extra);
@@ -38,8 +44,8 @@ Nzt *nzt_boot(const char *extra)
     n->pcibus = qpci_new_pc(n->qts, &n->alloc);
     n->dev = qpci_device_find(n->pcibus, QPCI_DEVFN(NZT_PCI_SLOT, 0));
     g_assert_nonnull(n->dev);
-    g_assert_cmphex(qpci_config_readw(n->dev, PCI_VENDOR_ID), ==, 0x1af4);
-    g_assert_cmphex(qpci_config_readw(n->dev, PCI_DEVICE_ID), ==, 0x10f0);
+    g_assert_cmphex(qpci_config_readw(n->dev, PCI_VENDOR_ID), ==, vid);
+    g_assert_cmphex(qpci_config_readw(n->dev, PCI_DEVICE_ID), ==, did);
     g_assert_cmphex(qpci_config_readw(n->dev, PCI_CLASS_DEVICE), ==, 0x0108);
     g_assert_cmphex(qpci_config_readb(n->dev, PCI_CLASS_PROG), ==, 0x02);
     qpci_device_enable(n->dev);

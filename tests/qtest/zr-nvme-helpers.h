@@ -53,6 +53,7 @@ uint32_t nzt_rd(Nzt *n, uint32_t off);
 uint64_t nzt_rd64(Nzt *n, uint32_t off);
 void nzt_wr(Nzt *n, uint32_t off, uint32_t val);
 Nzt *nzt_boot(const char *extra);
+Nzt *nzt_boot_pci(const char *extra, uint16_t vid, uint16_t did);
 void nzt_stop(Nzt *n);
 void nzt_step(Nzt *n, int64_t ns);
 void nzt_enable(Nzt *n);

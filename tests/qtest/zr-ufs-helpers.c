@@ -59,6 +59,13 @@ char *ufs_args(const char *props)
 Ufs *ufs_boot(const char *props)
 {
     g_autofree char *args = ufs_args(props);
+
+    return ufs_boot_args(args);
+}
+
+/* Boot the VM of command line @args, a controller with our PCI ID at slot 4 */
+Ufs *ufs_boot_args(const char *args)
+{
     Ufs *u = g_new0(Ufs, 1);
     uint64_t utrl;
 

@@ -106,6 +106,7 @@ uint64_t data_buf(Ufs *u, int slot);
 void uic(Ufs *u, uint8_t cmd, uint16_t attr, uint32_t val);
 char *ufs_args(const char *props);
 Ufs *ufs_boot(const char *props);
+Ufs *ufs_boot_args(const char *args);
 void ufs_stop(Ufs *u);
 void ufs_migrate(Ufs *u, const char *props);
 void ufs_bringup(Ufs *u);
