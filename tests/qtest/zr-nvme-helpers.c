@@ -434,15 +434,19 @@ uint8_t nzt_zone_state(Nzt *n, uint64_t zslba, uint64_t *wp)
     return zd.zs >> 4;
 }
 
-uint64_t nzt_qom_u64(Nzt *n, const char *prop)
+uint64_t nzt_qom_u64_at(Nzt *n, const char *path, const char *prop)
 {
     QDict *r = qtest_qmp(n->qts, "{ 'execute': 'qom-get', 'arguments': "
-                         "{ 'path': '/machine/peripheral/nz0', "
-                         "'property': %s } }", prop);
+                         "{ 'path': %s, 'property': %s } }", path, prop);
     uint64_t v = qdict_get_int(r, "return");
 
     qobject_unref(r);
     return v;
+}
+
+uint64_t nzt_qom_u64(Nzt *n, const char *prop)
+{
+    return nzt_qom_u64_at(n, "/machine/peripheral/nz0", prop);
 }
 
 char *nzt_qom_str(Nzt *n, const char *prop)

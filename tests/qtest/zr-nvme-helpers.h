@@ -95,6 +95,7 @@ uint64_t nzt_report(Nzt *n, uint64_t slba, uint8_t zrasf, bool partial,
 uint8_t nzt_zone_state(Nzt *n, uint64_t zslba, uint64_t *wp);
 
 uint64_t nzt_qom_u64(Nzt *n, const char *prop);
+uint64_t nzt_qom_u64_at(Nzt *n, const char *path, const char *prop);
 char *nzt_qom_str(Nzt *n, const char *prop);
 void nzt_qom_set_str(Nzt *n, const char *prop, const char *value);
 

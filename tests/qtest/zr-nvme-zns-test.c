@@ -396,13 +396,7 @@ static void test_zone_state_restart(void)
 
 static uint64_t nzt_ns_qom(Nzt *n, const char *prop)
 {
-    QDict *r = qtest_qmp(n->qts, "{ 'execute': 'qom-get', 'arguments': "
-                         "{ 'path': '/machine/peripheral/ns1', "
-                         "'property': %s } }", prop);
-    uint64_t v = qdict_get_int(r, "return");
-
-    qobject_unref(r);
-    return v;
+    return nzt_qom_u64_at(n, "/machine/peripheral/ns1", prop);
 }
 
 static uint16_t nzt_cmd_at(Nzt *n, uint8_t opcode, uint64_t slba, bool fua)
