@@ -103,7 +103,12 @@ scenario() {
     truncate -s $size "$img"
     : > "$state"
     case $name in
-    running|ufs-*)
+    running)
+        # Writes throttled to 4 MiB/s on the source: the 12 MiB fio writes
+        # after ZR-MIGRATE-NOW take 3 s, so the migration starts while fio
+        # runs however fast the guest is (a fast guest finished first).
+        src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback,throttling.bps-write=4194304") ;;
+    ufs-*)
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback") ;;
     enospc)
         src=(-drive "if=none,id=zbc0,format=raw,cache=writeback,werror=enospc,file.driver=blkdebug,file.image.driver=file,file.image.filename=$img,file.inject-error.0.event=write_aio,file.inject-error.0.sector=$((16384 + 1024)),file.inject-error.0.errno=28,file.inject-error.0.once=on") ;;
