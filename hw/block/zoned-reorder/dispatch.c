@@ -26,6 +26,79 @@ const char *zr_op_name(ZrOp op)
     return op < ZR_OP__MAX ? names[op] : "invalid";
 }
 
+/* Does @cmd count in the per-zone write accounting? */
+static bool zr_cmd_zone_counted(const ZrDispatch *d, const ZrCmd *cmd)
+{
+    return d->cfg.zone_size && !cmd->zone_untracked &&
+           (cmd->op == ZR_OP_WRITE || cmd->op == ZR_OP_APPEND);
+}
+
+static ZrZoneWrites *zr_zw_find(const ZrDispatch *d, uint64_t zone)
+{
+    uint32_t i;
+
+    for (i = 0; i < d->nr_zw; i++) {
+        if (d->zw[i].zone == zone) {
+            return &d->zw[i];
+        }
+    }
+    return NULL;
+}
+
+/* @cmd started: count it in its zone; returns the zone's count before */
+static uint32_t zr_zw_add(ZrDispatch *d, const ZrCmd *cmd)
+{
+    uint64_t zone = cmd->lba / d->cfg.zone_size;
+    ZrZoneWrites *z = zr_zw_find(d, zone);
+
+    if (!z) {
+        if (d->nr_zw == d->zw_alloc) {
+            d->zw_alloc = MAX(8, d->zw_alloc * 2);
+            d->zw = g_renew(ZrZoneWrites, d->zw, d->zw_alloc);
+        }
+        z = &d->zw[d->nr_zw++];
+        *z = (ZrZoneWrites) { .zone = zone };
+    }
+    return z->n++;
+}
+
+/* @cmd left the in-flight list */
+static void zr_zw_del(ZrDispatch *d, const ZrCmd *cmd)
+{
+    ZrZoneWrites *z;
+
+    if (!zr_cmd_zone_counted(d, cmd)) {
+        return;
+    }
+    z = zr_zw_find(d, cmd->lba / d->cfg.zone_size);
+    assert(z && z->n);
+    if (!--z->n) {
+        *z = d->zw[--d->nr_zw];
+    }
+}
+
+/* Count the in-flight writes again (the zone size changed, a restore) */
+static void zr_zw_rebuild(ZrDispatch *d)
+{
+    ZrCmd *cmd;
+
+    d->nr_zw = 0;
+    QTAILQ_FOREACH(cmd, &d->in_flight, link) {
+        if (zr_cmd_zone_counted(d, cmd)) {
+            zr_zw_add(d, cmd);
+        }
+    }
+}
+
+uint32_t zr_dispatch_zone_writes_in_flight(const ZrDispatch *d, uint64_t lba)
+{
+    const ZrZoneWrites *z;
+
+    assert(d->cfg.zone_size);
+    z = zr_zw_find(d, lba / d->cfg.zone_size);
+    return z ? z->n : 0;
+}
+
 bool zr_dispatch_init(ZrDispatch *d, const ZrDispatchConfig *cfg,
                       Error **errp)
 {
@@ -75,6 +148,9 @@ void zr_dispatch_cleanup(ZrDispatch *d)
     g_free(d->queue_pending);
     g_free(d->queue_starts);
     g_free(d->queue_class);
+    g_free(d->zw);
+    d->zw = NULL;
+    d->nr_zw = d->zw_alloc = 0;
     d->queue_class = NULL;
     d->queue_pending = NULL;
     d->queue_starts = NULL;
@@ -102,6 +178,7 @@ bool zr_dispatch_set_zone_size(ZrDispatch *d, uint64_t zone_size,
         return false;
     }
     d->cfg.zone_size = zone_size;
+    zr_zw_rebuild(d);
     return true;
 }
 
@@ -179,25 +256,6 @@ void zr_dispatch_submit(ZrDispatch *d, ZrCmd *cmd)
                              d->nr_pending);
 }
 
-static bool zr_cmd_is_write(const ZrCmd *cmd)
-{
-    return cmd->op == ZR_OP_WRITE || cmd->op == ZR_OP_APPEND;
-}
-
-uint32_t zr_dispatch_zone_writes_in_flight(const ZrDispatch *d, uint64_t lba)
-{
-    uint64_t zone = lba / d->cfg.zone_size;
-    uint32_t n = 0;
-    ZrCmd *cmd;
-
-    assert(d->cfg.zone_size);
-    QTAILQ_FOREACH(cmd, &d->in_flight, link) {
-        n += zr_cmd_is_write(cmd) && !cmd->zone_untracked &&
-             cmd->lba / d->cfg.zone_size == zone;
-    }
-    return n;
-}
-
 /*
  * A write starting while another write to its zone is in flight is what
  * zoned write pipelining produces (and what zone write locking forbids);
@@ -207,10 +265,10 @@ static void zr_dispatch_account_zone_write(ZrDispatch *d, ZrCmd *cmd)
 {
     uint32_t n;
 
-    if (!d->cfg.zone_size || !zr_cmd_is_write(cmd) || cmd->zone_untracked) {
+    if (!zr_cmd_zone_counted(d, cmd)) {
         return;
     }
-    n = zr_dispatch_zone_writes_in_flight(d, cmd->lba);
+    n = zr_zw_add(d, cmd);
     if (n) {
         d->stats.zone_write_overlaps++;
         trace_zr_dispatch_zone_overlap(d, cmd->tag, cmd->seq,
@@ -290,6 +348,7 @@ void zr_dispatch_complete(ZrDispatch *d, ZrCmd *cmd)
     assert(cmd->state == ZR_CMD_STARTED);
     QTAILQ_REMOVE(&d->in_flight, cmd, link);
     d->nr_in_flight--;
+    zr_zw_del(d, cmd);
     cmd->state = ZR_CMD_IDLE;
     d->stats.completed++;
     trace_zr_dispatch_complete(d, cmd->tag, cmd->queue, cmd->seq,
@@ -339,6 +398,9 @@ bool zr_dispatch_restore(ZrDispatch *d, ZrCmd *cmd, Error **errp)
     case ZR_CMD_STARTED:
         QTAILQ_INSERT_TAIL(&d->in_flight, cmd, link);
         d->nr_in_flight++;
+        if (zr_cmd_zone_counted(d, cmd)) {
+            zr_zw_add(d, cmd);
+        }
         break;
     default:
         error_setg(errp, "saved command (tag %u) in state %d", cmd->tag,
@@ -405,4 +467,5 @@ void zr_dispatch_flush(ZrDispatch *d, ZrCmdFn *fn, void *opaque)
     memcpy(d->wrr_credit, d->wrr_weight, sizeof(d->wrr_credit));
     d->any_started = false;
     d->last_slot = 0;
+    d->nr_zw = 0;
 }

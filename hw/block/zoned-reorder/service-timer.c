@@ -71,9 +71,12 @@ static void zr_service_timer_run(ZrServiceTimer *t)
     } while (!t->hold && (t->again || next <= now));
     t->running = false;
 
+    /* the timer list's lock only when the deadline changes */
     if (next == ZR_SERVICE_NEVER) {
-        timer_del(t->timer);
-    } else {
+        if (timer_pending(t->timer)) {
+            timer_del(t->timer);
+        }
+    } else if (timer_expire_time_ns(t->timer) != (uint64_t)next) {
         trace_zr_service_timer_arm(t, now, next);
         timer_mod(t->timer, next);
     }

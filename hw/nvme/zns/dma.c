@@ -97,7 +97,7 @@ uint16_t nz_map_prp(NzCtrl *s, uint64_t prp1, uint64_t prp2, uint64_t len,
         uint32_t take = chain ? avail : need, i;
         g_autofree uint64_t *ent = g_new(uint64_t, take);
 
-        if (pci_dma_read(PCI_DEVICE(s), list, ent, take * 8) != MEMTX_OK) {
+        if (pci_dma_read(nz_pci(s), list, ent, take * 8) != MEMTX_OK) {
             return nz_prp_bad("PRP list unreadable", list,
                               NVME_DATA_TRAS_ERROR);
         }
@@ -197,7 +197,7 @@ static uint16_t nz_map_sgl(NzCtrl *s, const NvmeSglDescriptor *first,
             }
             n = dlen / sizeof(NvmeSglDescriptor);
             list = g_renew(NvmeSglDescriptor, list, n);
-            if (pci_dma_read(PCI_DEVICE(s), addr, list, dlen) != MEMTX_OK) {
+            if (pci_dma_read(nz_pci(s), addr, list, dlen) != MEMTX_OK) {
                 return nz_sgl_bad("segment unreadable",
                                   NVME_DATA_TRAS_ERROR);
             }
@@ -247,7 +247,7 @@ uint16_t nz_dma_to_host(NzCtrl *s, NzSegList *sg, const void *buf,
         uint32_t n = MIN((uint64_t)sg->seg[i].len, len - off);
 
         if (!sg->seg[i].bucket &&
-            pci_dma_write(PCI_DEVICE(s), sg->seg[i].addr,
+            pci_dma_write(nz_pci(s), sg->seg[i].addr,
                           (const uint8_t *)buf + off, n) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "nvme-zns: data write to 0x%"
                           PRIx64 " failed\n", sg->seg[i].addr);
@@ -266,7 +266,7 @@ uint16_t nz_dma_from_host(NzCtrl *s, NzSegList *sg, void *buf, uint64_t len)
     for (i = 0; i < sg->n && off < len; i++) {
         uint32_t n = MIN((uint64_t)sg->seg[i].len, len - off);
 
-        if (pci_dma_read(PCI_DEVICE(s), sg->seg[i].addr,
+        if (pci_dma_read(nz_pci(s), sg->seg[i].addr,
                          (uint8_t *)buf + off, n) != MEMTX_OK) {
             qemu_log_mask(LOG_GUEST_ERROR, "nvme-zns: data read from 0x%"
                           PRIx64 " failed\n", sg->seg[i].addr);

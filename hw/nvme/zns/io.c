@@ -395,8 +395,8 @@ static bool nz_start_data_in(NzReq *r)
 {
     uint16_t status;
 
-    r->buf = g_malloc(r->buf_len);
-    status = nz_dma_from_host(r->s, &r->sg, r->buf, r->buf_len);
+    status = nz_dma_from_host(r->s, &r->sg, nz_req_buf(r, false),
+                              r->buf_len);
     if (!nz_status_ok(status)) {
         r->status = status;
         nz_io_ended(r);
@@ -490,12 +490,11 @@ static void nz_start_read(NzReq *r)
     s->host_reads++;
     s->units_read += r->buf_len / 512;
     if (ns->null_backed) {
-        r->buf = g_malloc0(r->buf_len);
+        nz_req_buf(r, true);
         nz_io_ended(r);
         return;
     }
-    r->buf = g_malloc(r->buf_len);
-    qemu_iovec_init_buf(&r->qiov, r->buf, r->buf_len);
+    qemu_iovec_init_buf(&r->qiov, nz_req_buf(r, false), r->buf_len);
     s->in_flight_io++;
     zr_zone_read_begin(&ns->zones, &r->zrd, r->slba, r->nlb);
     r->aiocb = blk_aio_preadv(ns->blkconf.blk, r->slba << ns->lbads,
@@ -647,6 +646,7 @@ void nz_io_reset(NzCtrl *s)
             QTAILQ_REMOVE(&s->cq[i].waiting, r, link);
         }
     }
+    s->nr_cq_waiting = 0;
     while ((r = QTAILQ_FIRST(&s->orphan_wait))) {
         QTAILQ_REMOVE(&s->orphan_wait, r, link);
         r->orphan_wait = false;
@@ -659,7 +659,7 @@ void nz_io_reset(NzCtrl *s)
         if (r->state == NZ_REQ_FREE) {
             continue;
         }
-        r->cancelled = true;
+        nz_req_cancel(r);
         if (r->on_finishing || (r->state == NZ_REQ_RUN && !r->io_done)) {
             continue;
         }

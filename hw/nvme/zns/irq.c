@@ -73,6 +73,7 @@ void nz_irq_reset(NzCtrl *s)
     for (i = 0; i < NZ_NR_Q; i++) {
         s->vec[i] = (NzVec) { .cd = false };
     }
+    s->coal_next = INT64_MAX;
     s->coal_thr = 0;
     s->coal_time = 0;
     if (s->coal_timer) {
@@ -89,7 +90,7 @@ bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv)
 /* The pin: asserted while an unmasked CQ with IEN holds entries. */
 void nz_irq_update(NzCtrl *s)
 {
-    PCIDevice *pci = PCI_DEVICE(s);
+    PCIDevice *pci = nz_pci(s);
     bool level = false;
     uint32_t q;
 
@@ -116,7 +117,7 @@ static void nz_irq_send(NzCtrl *s, uint16_t iv)
     s->vec[iv].deadline = 0;
     s->interrupts++;
     trace_nvme_zns_irq_msix(iv);
-    msix_notify(PCI_DEVICE(s), iv);
+    msix_notify(nz_pci(s), iv);
 }
 
 static void nz_coal_arm(NzCtrl *s)
@@ -129,6 +130,7 @@ static void nz_coal_arm(NzCtrl *s)
             next = MIN(next, s->vec[i].deadline);
         }
     }
+    s->coal_next = next;
     if (next == INT64_MAX) {
         timer_del(s->coal_timer);
     } else {
@@ -143,7 +145,7 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
     if (!cq->ien) {
         return;
     }
-    if (!msix_enabled(PCI_DEVICE(s))) {
+    if (!msix_enabled(nz_pci(s))) {
         nz_irq_update(s);
         return;
     }
@@ -169,22 +171,29 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
     }
 }
 
-/* Work BH: coalescing times that ran out */
+/*
+ * Work BH: coalescing times that ran out.  coal_next is the earliest
+ * deadline nz_coal_arm() saw (or earlier: a message sent since only
+ * cleared its deadline), so most passes stop at the comparison.
+ */
 void nz_irq_work(NzCtrl *s)
 {
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t now;
     uint32_t i;
-    bool any = false;
 
+    if (s->coal_next == INT64_MAX) {
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (now < s->coal_next) {
+        return;
+    }
     for (i = 0; i < s->nr_vectors; i++) {
         if (s->vec[i].deadline && s->vec[i].deadline <= now) {
             nz_irq_send(s, i);
-            any = true;
         }
     }
-    if (any) {
-        nz_coal_arm(s);
-    }
+    nz_coal_arm(s);
 }
 
 /* Turning MSI-X on or off moves the signal between the pin and messages */

@@ -26,6 +26,8 @@
 #ifndef HW_NVME_ZNS_INTERNAL_H
 #define HW_NVME_ZNS_INTERNAL_H
 
+#include "qemu/bitmap.h"
+#include "qemu/units.h"
 #include "hw/pci/pci_device.h"
 #include "hw/qdev-core.h"
 #include "hw/block/block.h"
@@ -170,9 +172,7 @@ typedef struct NzReq {
 
     uint64_t slba;
     uint32_t nlb;
-    NzSegList sg;
-    uint8_t *buf;               /* bounce buffer */
-    uint64_t buf_len;
+    uint64_t buf_len;           /* bytes of data the command moves */
     bool to_host;               /* data moves to the host at the end */
     uint64_t to_host_len;
     QEMUIOVector qiov;
@@ -186,8 +186,17 @@ typedef struct NzReq {
     uint16_t status;
     uint32_t dw0;
     uint32_t dw1;
+    bool cid_held;              /* its CID is marked in its SQ's cids */
     QTAILQ_ENTRY(NzReq) link;   /* CQ waiting, parked, done lists */
+
+    /* Kept from command to command (nz_req_alloc() zeroes up to here) */
+    NzSegList sg;
+    uint8_t *buf;               /* bounce buffer (nz_req_buf()) */
+    uint64_t buf_cap;
 } NzReq;
+
+/* A bounce buffer up to this size stays with its context when it ends */
+#define NZ_BUF_KEEP             (16 * KiB)
 
 typedef struct NzSq {
     bool valid;
@@ -199,6 +208,8 @@ typedef struct NzSq {
     uint8_t prio;
     uint32_t in_ctrl;           /* fetched, not yet completed */
     bool deleting;
+    /* CIDs of its commands in the controller (bit per CID; kept) */
+    unsigned long *cids;
 } NzSq;
 
 typedef struct NzCq {
@@ -283,6 +294,7 @@ struct NzCtrl {
 
     /* Interrupts (irq.c) */
     NzVec vec[NZ_NR_Q];
+    int64_t coal_next;          /* earliest deadline; INT64_MAX: none */
     QEMUTimer *coal_timer;
     uint8_t coal_thr;           /* Feature 08h, 0's based */
     uint8_t coal_time;          /* 100 us units */
@@ -325,6 +337,9 @@ struct NzCtrl {
     /* Commands */
     NzReq req[NZ_NR_REQS];
     uint32_t io_reqs_busy;
+    DECLARE_BITMAP(io_free, NZ_IO_REQS);    /* free I/O contexts */
+    uint32_t nr_cq_waiting;         /* CQEs on the CQs' waiting lists */
+    bool post_ahead;                /* the work pass posts CQEs later */
     QTAILQ_HEAD(, NzReq) done;      /* to post on the work BH */
     QTAILQ_HEAD(, NzReq) parked;    /* admin commands waiting */
     QTAILQ_HEAD(, NzReq) orphan_wait;
@@ -352,6 +367,12 @@ struct NzCtrl {
     uint32_t start_log_n;
 };
 
+/* Hot paths reach the PCI device without a checked QOM cast */
+static inline PCIDevice *nz_pci(NzCtrl *s)
+{
+    return &s->parent_obj;
+}
+
 /* nvme-zns.c */
 uint32_t nz_ioq_count(NzCtrl *s);
 void nz_drain(NzCtrl *s);
@@ -375,6 +396,8 @@ void nz_regs_work(NzCtrl *s);
 
 /* queues.c */
 void nz_queues_reset(NzCtrl *s);
+void nz_queues_cleanup(NzCtrl *s);
+uint8_t *nz_req_buf(NzReq *r, bool zero);
 void nz_sq_doorbell(NzCtrl *s, uint16_t qid, uint32_t val);
 void nz_cq_doorbell(NzCtrl *s, uint16_t qid, uint32_t val);
 void nz_fetch(NzCtrl *s);
@@ -389,7 +412,7 @@ uint16_t nz_cq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
 uint16_t nz_cq_delete(NzCtrl *s, uint16_t qid);
 void nz_sq_delete_begin(NzCtrl *s, uint16_t qid);
 bool nz_sq_delete_done(NzCtrl *s, uint16_t qid);
-bool nz_req_in_ctrl(NzCtrl *s, uint16_t sqid, uint16_t cid, NzReq *except);
+void nz_req_cancel(NzReq *r);
 
 /* irq.c */
 bool nz_irq_init(NzCtrl *s, Error **errp);

@@ -201,6 +201,7 @@ static void nz_exit(PCIDevice *pci)
     zr_service_timer_cleanup(&s->sched);
     nz_work_cleanup(s);
     nz_irq_cleanup(s);
+    nz_queues_cleanup(s);
     zr_dispatch_cleanup(&s->dispatch);
 }
 

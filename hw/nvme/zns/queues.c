@@ -21,11 +21,14 @@ void nz_queues_reset(NzCtrl *s)
     uint32_t i;
 
     for (i = 0; i < NZ_NR_Q; i++) {
-        s->sq[i] = (NzSq) { .valid = false };
+        unsigned long *cids = s->sq[i].cids;
+
+        s->sq[i] = (NzSq) { .cids = cids };
         s->cq[i].valid = false;
         s->cq[i].nr_sq = 0;
         QTAILQ_INIT(&s->cq[i].waiting);
     }
+    s->nr_cq_waiting = 0;
     s->nr_marks = 0;
     s->marks_overflow = false;
     QTAILQ_INIT(&s->done);
@@ -38,10 +41,25 @@ void nz_queues_reset(NzCtrl *s)
         nz_seglist_free(&r->sg);
         g_free(r->buf);
         r->buf = NULL;
+        r->buf_cap = 0;
         zr_zone_read_release(&r->zrd);
         r->state = NZ_REQ_FREE;
+        r->cid_held = false;
     }
     s->io_reqs_busy = 0;
+    bitmap_fill(s->io_free, NZ_IO_REQS);
+}
+
+/* Unrealize: what the queues and contexts keep allocated */
+void nz_queues_cleanup(NzCtrl *s)
+{
+    uint32_t i;
+
+    nz_queues_reset(s);
+    for (i = 0; i < NZ_NR_Q; i++) {
+        g_free(s->sq[i].cids);
+        s->sq[i].cids = NULL;
+    }
 }
 
 /*
@@ -131,38 +149,81 @@ void nz_cq_doorbell(NzCtrl *s, uint16_t qid, uint32_t val)
 
 NzReq *nz_req_alloc(NzCtrl *s, bool admin)
 {
-    uint32_t i = admin ? NZ_IO_REQS : 0;
+    uint32_t i = admin ? NZ_IO_REQS : find_first_bit(s->io_free, NZ_IO_REQS);
     uint32_t end = admin ? NZ_NR_REQS : NZ_IO_REQS;
+    NzReq *r;
 
-    for (; i < end; i++) {
-        NzReq *r = &s->req[i];
-
-        if (r->state == NZ_REQ_FREE) {
-            NzSegList sg = r->sg;
-
-            *r = (NzReq) { .s = s, .idx = i, .state = NZ_REQ_WAIT };
-            r->sg = sg;         /* keep the allocation */
-            r->sg.n = 0;
-            r->sg.bytes = 0;
-            if (!admin) {
-                s->io_reqs_busy++;
-            }
-            return r;
-        }
+    for (; i < end && s->req[i].state != NZ_REQ_FREE; i++) {
+        /* admin: the lowest free one; I/O: io_free found it */
     }
-    return NULL;
+    if (i >= end) {
+        return NULL;
+    }
+    r = &s->req[i];
+    /* the lowest free context, as a slot number's policies expect */
+    memset(r, 0, offsetof(NzReq, sg));
+    r->s = s;
+    r->idx = i;
+    r->state = NZ_REQ_WAIT;
+    r->sg.n = 0;
+    r->sg.bytes = 0;
+    if (!admin) {
+        clear_bit(i, s->io_free);
+        s->io_reqs_busy++;
+    }
+    return r;
+}
+
+/*
+ * The context's bounce buffer for @r->buf_len bytes (zeroed if @zero):
+ * kept from command to command up to NZ_BUF_KEEP, so most commands do
+ * not allocate.
+ */
+uint8_t *nz_req_buf(NzReq *r, bool zero)
+{
+    if (!r->buf_len) {
+        return r->buf;
+    }
+    if (r->buf_cap < r->buf_len) {
+        g_free(r->buf);
+        r->buf = zero ? g_malloc0(r->buf_len) : g_malloc(r->buf_len);
+        r->buf_cap = r->buf_len;
+    } else if (zero) {
+        memset(r->buf, 0, r->buf_len);
+    }
+    return r->buf;
+}
+
+/* @r no longer holds its CID (ended, or cancelled by a reset) */
+static void nz_req_cid_release(NzReq *r)
+{
+    if (r->cid_held) {
+        clear_bit(le16_to_cpu(r->cmd.cid), r->s->sq[r->sqid].cids);
+        r->cid_held = false;
+    }
+}
+
+void nz_req_cancel(NzReq *r)
+{
+    r->cancelled = true;
+    nz_req_cid_release(r);
 }
 
 void nz_req_free(NzReq *r)
 {
     NzCtrl *s = r->s;
 
+    nz_req_cid_release(r);
     if (r->idx < NZ_IO_REQS) {
         assert(s->io_reqs_busy);
         s->io_reqs_busy--;
+        set_bit(r->idx, s->io_free);
     }
-    g_free(r->buf);
-    r->buf = NULL;
+    if (r->buf_cap > NZ_BUF_KEEP) {
+        g_free(r->buf);
+        r->buf = NULL;
+        r->buf_cap = 0;
+    }
     zr_zone_read_release(&r->zrd);
     r->buf_len = 0;
     r->sg.n = 0;
@@ -173,32 +234,23 @@ void nz_req_free(NzReq *r)
     }
 }
 
-/* Is command @cid of SQ @sqid still in the controller (Base 3.3.1: CIDs
- * are unique per SQ among outstanding commands)? */
-bool nz_req_in_ctrl(NzCtrl *s, uint16_t sqid, uint16_t cid, NzReq *except)
+/*
+ * Base 3.3.1: CIDs are unique per SQ among outstanding commands.  Mark
+ * @r's CID in its SQ; false if a command of the SQ still holds it.  A
+ * bit per CID: a scan of the contexts cost each command more than the
+ * rest of its fetch.
+ */
+static bool nz_req_cid_take(NzCtrl *s, NzReq *r)
 {
-    /*
-     * SQ 0's commands have admin contexts, the others' I/O contexts
-     * (nz_fetch_one), and the I/O ones stop at the last busy one: a scan
-     * of every context cost each command more than the rest of its fetch.
-     */
-    uint32_t i = sqid ? 0 : NZ_IO_REQS;
-    uint32_t end = sqid ? NZ_IO_REQS : NZ_NR_REQS;
-    uint32_t busy = sqid ? s->io_reqs_busy : NZ_ADMIN_REQS;
+    unsigned long *cids = s->sq[r->sqid].cids;
+    uint16_t cid = le16_to_cpu(r->cmd.cid);
 
-    for (; i < end && busy; i++) {
-        NzReq *r = &s->req[i];
-
-        if (r->state == NZ_REQ_FREE) {
-            continue;
-        }
-        busy--;
-        if (r != except && !r->cancelled && r->sqid == sqid &&
-            r->cmd.cid == cid) {
-            return true;
-        }
+    if (test_bit(cid, cids)) {
+        return false;
     }
-    return false;
+    set_bit(cid, cids);
+    r->cid_held = true;
+    return true;
 }
 
 /* The command is done: its CQE is posted by the work BH. */
@@ -212,7 +264,10 @@ void nz_req_done(NzReq *r, uint16_t status)
     trace_nvme_zns_req_done(r->sqid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,
                             status);
     QTAILQ_INSERT_TAIL(&r->s->done, r, link);
-    nz_schedule(r->s);
+    if (!r->s->post_ahead) {
+        /* else the running work pass posts it: no second pass for it */
+        nz_schedule(r->s);
+    }
 }
 
 /* Post @r's CQE (Base 4.6); false when its CQ is full. */
@@ -233,7 +288,7 @@ static bool nz_cq_post(NzCtrl *s, NzReq *r)
     cqe.sq_id = cpu_to_le16(r->sqid);
     cqe.cid = r->cmd.cid;       /* as the host wrote it */
     cqe.status = cpu_to_le16((r->status << 1) | cq->phase);
-    res = pci_dma_write(PCI_DEVICE(s), cq->addr + (uint64_t)cq->tail *
+    res = pci_dma_write(nz_pci(s), cq->addr + (uint64_t)cq->tail *
                         sizeof(cqe), &cqe, sizeof(cqe));
     if (res != MEMTX_OK) {
         qemu_log_mask(LOG_GUEST_ERROR, "nvme-zns: CQ %u: CQE write at 0x%"
@@ -256,6 +311,19 @@ static bool nz_cq_post(NzCtrl *s, NzReq *r)
     return true;
 }
 
+/* Post a CQE that waited for room in @cq; false: still full */
+static bool nz_cq_post_waiting(NzCtrl *s, NzCq *cq, NzReq *r)
+{
+    QTAILQ_REMOVE(&cq->waiting, r, link);
+    s->nr_cq_waiting--;
+    if (!nz_cq_post(s, r)) {
+        QTAILQ_INSERT_HEAD(&cq->waiting, r, link);
+        s->nr_cq_waiting++;
+        return false;
+    }
+    return true;
+}
+
 /* Post the CQEs of commands that are done, waiting ones first. */
 void nz_post_done(NzCtrl *s)
 {
@@ -267,15 +335,13 @@ void nz_post_done(NzCtrl *s)
         return;     /* nz_io_reset() took everything off the lists */
     }
     /* no CQ above nr_ioq is ever created (nz_max_cqid) */
-    for (q = 0; q <= s->nr_ioq; q++) {
+    for (q = 0; q <= s->nr_ioq && s->nr_cq_waiting; q++) {
         NzCq *cq = &s->cq[q];
 
         QTAILQ_FOREACH_SAFE(r, &cq->waiting, link, next) {
             uint16_t sqid = r->sqid;
 
-            QTAILQ_REMOVE(&cq->waiting, r, link);
-            if (!nz_cq_post(s, r)) {
-                QTAILQ_INSERT_HEAD(&cq->waiting, r, link);
+            if (!nz_cq_post_waiting(s, cq, r)) {
                 break;
             }
             sq_freed |= s->sq[sqid].deleting;
@@ -295,6 +361,7 @@ void nz_post_done(NzCtrl *s)
         if (!QTAILQ_EMPTY(&s->cq[r->cqid].waiting) || !nz_cq_post(s, r)) {
             trace_nvme_zns_cq_full(r->cqid, le16_to_cpu(r->cmd.cid));
             QTAILQ_INSERT_TAIL(&s->cq[r->cqid].waiting, r, link);
+            s->nr_cq_waiting++;
             continue;
         }
         sq_freed |= s->sq[sqid].deleting;
@@ -314,7 +381,7 @@ static NzReq *nz_fetch_one(NzCtrl *s, uint16_t qid)
     if (!r) {
         return NULL;
     }
-    res = pci_dma_read(PCI_DEVICE(s), sq->addr + (uint64_t)sq->head * 64,
+    res = pci_dma_read(nz_pci(s), sq->addr + (uint64_t)sq->head * 64,
                        &r->cmd, sizeof(r->cmd));
     sq->head = (sq->head + 1) % sq->size;
     sq->in_ctrl++;
@@ -331,7 +398,7 @@ static NzReq *nz_fetch_one(NzCtrl *s, uint16_t qid)
     }
     trace_nvme_zns_fetch(qid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,
                          le32_to_cpu(r->cmd.nsid));
-    if (nz_req_in_ctrl(s, qid, r->cmd.cid, r)) {
+    if (!nz_req_cid_take(s, r)) {
         s->cid_conflicts++;
         qemu_log_mask(LOG_GUEST_ERROR, "nvme-zns: SQ %u: CID %u is still "
                       "outstanding\n", qid, le16_to_cpu(r->cmd.cid));
@@ -403,9 +470,16 @@ uint16_t nz_cq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
 uint16_t nz_sq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
                       uint16_t cqid, uint8_t prio)
 {
+    unsigned long *cids = s->sq[qid].cids;
+
+    if (cids) {
+        bitmap_zero(cids, 1u << 16);
+    } else {
+        cids = bitmap_new(1u << 16);
+    }
     s->sq[qid] = (NzSq) {
         .valid = true, .addr = addr, .size = size, .cqid = cqid,
-        .prio = prio,
+        .prio = prio, .cids = cids,
     };
     s->cq[cqid].nr_sq++;
     if (qid) {

@@ -256,14 +256,7 @@ static void nz_enable(NzCtrl *s)
 /* Any backend I/O, started command or pending CQE left? */
 static bool nz_busy(NzCtrl *s)
 {
-    uint32_t q;
-
-    for (q = 0; q < NZ_NR_Q; q++) {
-        if (!QTAILQ_EMPTY(&s->cq[q].waiting)) {
-            return true;
-        }
-    }
-    return s->in_flight_io || zr_dispatch_nr_in_flight(&s->dispatch) ||
+    return s->nr_cq_waiting || s->in_flight_io || zr_dispatch_nr_in_flight(&s->dispatch) ||
            zr_dispatch_nr_pending(&s->dispatch) || !QTAILQ_EMPTY(&s->done) ||
            !QTAILQ_EMPTY(&s->finishing) || !QTAILQ_EMPTY(&s->orphan_wait);
 }

@@ -28,12 +28,15 @@ static void nz_work_pass(void *opaque)
 {
     NzCtrl *s = opaque;
 
+    /* what completes before nz_post_done() is posted in this pass */
+    s->post_ahead = true;
     nz_regs_work(s);
     nz_fetch(s);
     nz_admin_resume(s);
     nz_orphan_kick(s);
     nz_io_work(s);
     zr_service_timer_run_inline(&s->sched);
+    s->post_ahead = false;
     nz_post_done(s);
     nz_irq_work(s);
 }

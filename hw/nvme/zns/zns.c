@@ -235,7 +235,7 @@ uint16_t nz_zmr_start(NzReq *r)
     NvmeZoneReportHeader *hdr;
     uint32_t i;
 
-    r->buf = g_malloc0(r->buf_len);
+    nz_req_buf(r, true);
     r->to_host_len = r->buf_len;
     if (r->buf_len < sizeof(*hdr)) {
         /* too small for the header: the host gets what fits, zeros */

@@ -158,6 +158,12 @@ typedef struct ZrDispatchStats {
     uint64_t zone_writes_in_flight_max;
 } ZrDispatchStats;
 
+/* Writes in flight to one zone (zone index at the current zone size) */
+typedef struct ZrZoneWrites {
+    uint64_t zone;
+    uint32_t n;
+} ZrZoneWrites;
+
 typedef struct ZrDispatch {
     ZrDispatchConfig cfg;
     uint64_t next_seq;
@@ -185,6 +191,15 @@ typedef struct ZrDispatch {
     uint32_t class_queue[ZR_QCLASS__MAX];
     uint32_t class_taken[ZR_QCLASS__MAX];
     bool any_started;
+
+    /*
+     * Zones with writes in flight and how many each (zone_size set):
+     * one entry per such zone, so a start looks at the zones being
+     * written, not at every command in flight.
+     */
+    ZrZoneWrites *zw;
+    uint32_t nr_zw;
+    uint32_t zw_alloc;
 
     ZrDispatchStats stats;
 } ZrDispatch;
