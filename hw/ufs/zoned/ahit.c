@@ -45,8 +45,17 @@ static int64_t ufs_zoned_ahit_ns(UfsZonedState *s)
 /* The link carries requests: not in H8 and no exit under way. */
 bool ufs_zoned_link_ready(UfsZonedState *s)
 {
-    return !s->h8 &&
-           qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >= s->h8_exit_end_ns;
+    return !s->h8 && (s->h8_exit_end_ns <= 0 ||
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >=
+                      s->h8_exit_end_ns);
+}
+
+/* timer_del() takes the timer list's lock: only when there is one to stop */
+static void ufs_zoned_ahit_stop(UfsZonedState *s)
+{
+    if (timer_pending(s->ahit_timer)) {
+        timer_del(s->ahit_timer);
+    }
 }
 
 /* Enter H8, autonomously or by DME_HIBER_ENTER. */
@@ -56,7 +65,7 @@ void ufs_zoned_h8_enter(UfsZonedState *s)
         return;
     }
     if (s->ahit_timer) {
-        timer_del(s->ahit_timer);
+        ufs_zoned_ahit_stop(s);
     }
     s->h8 = true;
     s->h8_entries++;
@@ -72,12 +81,13 @@ void ufs_zoned_h8_enter(UfsZonedState *s)
  */
 static void ufs_zoned_h8_leave(UfsZonedState *s, bool manual)
 {
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     uint64_t latency = manual ? 0 : s->h8_exit_latency_ns;
+    int64_t now;
 
     if (!s->h8) {
         return;
     }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     s->h8 = false;
     s->h8_exits++;
     s->h8_exit_end_ns = now + latency;
@@ -123,7 +133,7 @@ void ufs_zoned_ahit_idle(UfsZonedState *s)
         return;
     }
     if (!ns || !ufs_zoned_idle(s) || s->h8) {
-        timer_del(s->ahit_timer);
+        ufs_zoned_ahit_stop(s);
         return;
     }
     timer_mod(s->ahit_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
@@ -136,7 +146,7 @@ void ufs_zoned_ahit_idle(UfsZonedState *s)
 void ufs_zoned_ahit_busy(UfsZonedState *s)
 {
     if (s->ahit_timer) {
-        timer_del(s->ahit_timer);
+        ufs_zoned_ahit_stop(s);
     }
     ufs_zoned_h8_leave(s, false);
 }

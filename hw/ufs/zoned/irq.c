@@ -62,7 +62,7 @@ static void ufs_zoned_iacr_set(UfsZonedState *s, uint32_t idx, uint32_t v)
 
 static bool ufs_zoned_msg_mode(UfsZonedState *s)
 {
-    PCIDevice *pci = PCI_DEVICE(s);
+    PCIDevice *pci = &s->parent_obj;
 
     return msix_enabled(pci) || msi_enabled(pci);
 }
@@ -76,7 +76,7 @@ static void ufs_zoned_irq_sources(UfsZonedState *s, uint32_t *is,
 
 static void ufs_zoned_irq_send(UfsZonedState *s)
 {
-    PCIDevice *pci = PCI_DEVICE(s);
+    PCIDevice *pci = &s->parent_obj;
     bool msix = msix_enabled(pci);
 
     s->irq_msg_pending = false;
@@ -117,7 +117,7 @@ void ufs_zoned_irq_update(UfsZonedState *s)
         s->interrupts += level;
         trace_ufs_zoned_irq_intx(level, is, cqs);
     }
-    pci_set_irq(PCI_DEVICE(s), level);
+    pci_set_irq(&s->parent_obj, level);
 }
 
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits)
@@ -139,19 +139,28 @@ void ufs_zoned_irq_mmio_end(UfsZonedState *s)
 
 /* --- aggregation ------------------------------------------------------ */
 
+/* The aggregation timer runs to the first deadline, if there is one. */
 static void ufs_zoned_agg_rearm(UfsZonedState *s)
 {
     int64_t first = INT64_MAX;
-    uint32_t i;
+    uint64_t bits = s->agg_armed;
 
-    for (i = 0; i < UFSZ_AGG_N; i++) {
-        if (s->agg[i].deadline && s->agg[i].deadline < first) {
+    while (bits) {
+        uint32_t i = ctz64(bits);
+
+        bits &= bits - 1;
+        if (!s->agg[i].deadline) {
+            s->agg_armed &= ~(1ULL << i);
+        } else if (s->agg[i].deadline < first) {
             first = s->agg[i].deadline;
         }
     }
+    /* timer_mod() and timer_del() take the timer list's lock: only if new */
     if (first == INT64_MAX) {
-        timer_del(s->agg_timer);
-    } else {
+        if (timer_pending(s->agg_timer)) {
+            timer_del(s->agg_timer);
+        }
+    } else if (timer_expire_time_ns(s->agg_timer) != first) {
         timer_mod(s->agg_timer, first);
     }
 }
@@ -168,6 +177,7 @@ static void ufs_zoned_agg_fire(UfsZonedState *s, uint32_t idx,
         s->reg.is |= R_IS_UTRCS_MASK;
     } else {
         s->cq[idx].is |= R_CQIS_TEPS_MASK;
+        ufs_zoned_cq_events_update(s, idx);
     }
     ufs_zoned_irq_update(s);
 }
@@ -204,6 +214,7 @@ void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr)
         if (to && !a->deadline) {
             a->deadline = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
                           (int64_t)to * IACR_TIMEOUT_NS;
+            s->agg_armed |= 1ULL << idx;
         }
         trace_ufs_zoned_agg_count(idx, a->count, th, a->deadline);
     }
@@ -247,13 +258,19 @@ static void ufs_zoned_agg_timer_cb(void *opaque)
  */
 void ufs_zoned_irq_work(UfsZonedState *s)
 {
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    uint32_t i;
+    uint64_t bits = s->agg_armed;
 
-    for (i = 0; i < UFSZ_AGG_N; i++) {
-        if (s->agg[i].deadline && s->agg[i].deadline <= now) {
-            s->agg[i].deadline = 0;
-            ufs_zoned_agg_fire(s, i, "timeout");
+    if (bits) {
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+
+        while (bits) {
+            uint32_t i = ctz64(bits);
+
+            bits &= bits - 1;
+            if (s->agg[i].deadline && s->agg[i].deadline <= now) {
+                s->agg[i].deadline = 0;
+                ufs_zoned_agg_fire(s, i, "timeout");
+            }
         }
     }
     ufs_zoned_agg_rearm(s);
@@ -274,6 +291,7 @@ bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp)
 {
     PCIDevice *pci = PCI_DEVICE(s);
 
+    QEMU_BUILD_BUG_ON(UFSZ_AGG_N > 64);     /* s->agg_armed */
     pci->config[PCI_INTERRUPT_PIN] = 1;
     s->agg_timer = NULL;
     if (!msi_nonbroken) {
@@ -317,6 +335,7 @@ void ufs_zoned_irq_reset(UfsZonedState *s)
     for (i = 0; i < UFSZ_AGG_N; i++) {
         ufs_zoned_agg_reset_one(s, i);
     }
+    s->agg_armed = 0;
     if (s->agg_timer) {
         timer_del(s->agg_timer);
     }
@@ -387,7 +406,7 @@ void ufs_zoned_irq_post_load(UfsZonedState *s)
     ufs_zoned_irq_sources(s, &s->irq_is_last, &s->irq_cq_last);
     if (!ufs_zoned_msg_mode(s)) {
         s->intx_level = s->irq_is_last || s->irq_cq_last;
-        pci_set_irq(PCI_DEVICE(s), s->intx_level);
+        pci_set_irq(&s->parent_obj, s->intx_level);
     }
     ufs_zoned_agg_rearm(s);
 }

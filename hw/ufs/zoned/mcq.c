@@ -119,14 +119,17 @@ static void ufs_zoned_mcq_guest_error(uint32_t q, const char *why)
 /* The CQs whose enabled CQIS event is set, one bit a CQ. */
 uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s)
 {
-    uint32_t q, events = 0;
+    return s->cq_events;
+}
 
-    for (q = 0; q < s->mcq_queues; q++) {
-        if (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK) {
-            events |= 1u << q;
-        }
+/* CQ @q's CQIS or CQIE changed: its bit in cq_events follows them. */
+void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q)
+{
+    if (q < s->mcq_queues && (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK)) {
+        s->cq_events |= 1u << q;
+    } else {
+        s->cq_events &= ~(1u << q);
     }
-    return events;
 }
 
 /* --- fetching from the submission queues ------------------------------- */
@@ -166,7 +169,7 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
     addr = ufs_zoned_mcq_base(s->mcq_cfg[q].sqlba, s->mcq_cfg[q].squba) +
            at * UFSZ_MCQ_ENTRY_SIZE;
     sq->head = (at + 1) % ufs_zoned_mcq_entries(attr);
-    if (pci_dma_read(PCI_DEVICE(s), addr, &utrd, sizeof(utrd)) != MEMTX_OK) {
+    if (pci_dma_read(&s->parent_obj, addr, &utrd, sizeof(utrd)) != MEMTX_OK) {
         /*
          * No UTRD, so no UCD address a CQE could name: a system bus
          * error (IS.SBFES), which Linux answers with a host reset.
@@ -326,6 +329,17 @@ bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
     return false;
 }
 
+/*
+ * A context was freed: fetch again if entries wait (for a context, or
+ * under MAC); with none waiting the pass would find nothing to fetch.
+ */
+static void ufs_zoned_mcq_refetch(UfsZonedState *s)
+{
+    if (ufs_zoned_mcq_fetch_waiting(s)) {
+        ufs_zoned_mcq_fetch(s);
+    }
+}
+
 /* A reset begins: nothing is fetched from here on. */
 void ufs_zoned_mcq_stop_all(UfsZonedState *s)
 {
@@ -372,7 +386,7 @@ static void ufs_zoned_cq_post(UfsZonedState *s, uint32_t c, UfsZonedReq *req)
     uint32_t entries = ufs_zoned_mcq_entries(s->mcq_cfg[c].cqattr);
 
     trace_ufs_zoned_mcq_cqe(c, cq->tail, req->sq, req->tag, req->ocs);
-    if (pci_dma_write(PCI_DEVICE(s), addr, &cqe, sizeof(cqe)) != MEMTX_OK) {
+    if (pci_dma_write(&s->parent_obj, addr, &cqe, sizeof(cqe)) != MEMTX_OK) {
         ufs_zoned_mcq_guest_error(c, "CQ entry not writable");
         ufs_zoned_raise(s, R_IS_SBFES_MASK);
     } else if (entries && ufs_zoned_cq_enabled(s, c)) {
@@ -418,7 +432,7 @@ void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
     } else {
         ufs_zoned_cq_post(s, c, req);
     }
-    ufs_zoned_mcq_fetch(s);
+    ufs_zoned_mcq_refetch(s);
 }
 
 /* The host consumed CQEs: post those that waited for room (work BH). */
@@ -436,7 +450,7 @@ static void ufs_zoned_cq_drain(UfsZonedState *s, uint32_t c)
         posted = true;
     }
     if (posted) {
-        ufs_zoned_mcq_fetch(s);
+        ufs_zoned_mcq_refetch(s);
     }
 }
 
@@ -688,6 +702,7 @@ static void ufs_zoned_cqattr_write(UfsZonedState *s, uint32_t q, uint32_t val)
     if (!was && FIELD_EX32(val, CQATTR, CQEN)) {
         s->cq[q].head = s->cq[q].tail = 0;
         s->cq[q].is = 0;
+        ufs_zoned_cq_events_update(s, q);
     }
     trace_ufs_zoned_mcq_cq_config(q, val, ufs_zoned_mcq_base(cfg->cqlba,
                                                              cfg->cquba));
@@ -789,10 +804,12 @@ static void ufs_zoned_mcq_opr_write(UfsZonedState *s, uint32_t q,
         break;
     case OPR_CQIS:
         s->cq[q].is &= ~val;
+        ufs_zoned_cq_events_update(s, q);
         ufs_zoned_irq_update(s);
         break;
     case OPR_CQIE:
         s->cq[q].ie = val & R_CQIS_TEPS_MASK;
+        ufs_zoned_cq_events_update(s, q);
         ufs_zoned_irq_update(s);
         break;
     case OPR_CQIACR:
@@ -979,6 +996,7 @@ void ufs_zoned_mcq_reset(UfsZonedState *s)
     memset(s->mcq_cfg, 0, sizeof(s->mcq_cfg));
     memset(s->sq, 0, sizeof(s->sq));
     memset(s->cq, 0, sizeof(s->cq));
+    s->cq_events = 0;
     for (q = 0; q < UFSZ_MCQ_MAX_QUEUES; q++) {
         uint32_t opr = UFSZ_MCQ_OPR_BASE + q * UFSZ_MCQ_OPR_STRIDE;
 

@@ -377,6 +377,35 @@ static bool ufs_zoned_mig_req_ok(UfsZonedState *s, UfsZonedReq *req,
     return true;
 }
 
+/*
+ * What the controller keeps only to find its work fast, derived from the
+ * state loaded (first, so that it holds whether the load is accepted or
+ * not): which contexts have a deferred event, which CQs an interrupt
+ * event, which aggregations a deadline.
+ */
+static void ufs_zoned_mig_derive(UfsZonedState *s)
+{
+    uint32_t i;
+
+    memset(s->pending_map, 0, sizeof(s->pending_map));
+    for (i = 0; i < UFSZ_NR_REQS; i++) {
+        UfsZonedReq *req = &s->req[i];
+
+        if (req->busy && (req->xfer_pending || req->finish_pending)) {
+            ufs_zoned_req_pending_note(req);
+        }
+    }
+    for (i = 0; i < UFSZ_MCQ_MAX_QUEUES; i++) {
+        ufs_zoned_cq_events_update(s, i);
+    }
+    s->agg_armed = 0;
+    for (i = 0; i < UFSZ_AGG_N; i++) {
+        if (s->agg[i].deadline) {
+            s->agg_armed |= 1ULL << i;
+        }
+    }
+}
+
 static int ufs_zoned_post_load(void *opaque, int version_id)
 {
     UfsZonedState *s = opaque;
@@ -384,6 +413,7 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
     uint32_t i, rung, nr_started = 0, nr_waiting = 0, nr_mcq = 0;
     Error *err = NULL;
 
+    ufs_zoned_mig_derive(s);
     if (s->nr_rings > UFSZ_NUTRS || s->start_log_n > UFSZ_START_LOG) {
         error_setg(&err, "saved queue lengths out of range");
         goto fail;
@@ -533,6 +563,7 @@ static void ufs_zoned_mig_lost(UfsZonedState *s, UfsZonedReq *req)
     req->scsi_done = true;
     req->pending_seq = ++s->pending_seq;
     req->finish_pending = true;
+    ufs_zoned_req_pending_note(req);
     trace_ufs_zoned_mig_lost(req->slot);
 }
 

@@ -52,8 +52,19 @@
 #define UFSZ_MCQ_OPR_STRIDE     48
 #define UFSZ_BAR0_SIZE          0x2000
 
+/*
+ * A local array the code fills before it reads: QEMU builds with
+ * -ftrivial-auto-var-init=zero, which would clear it on every call.
+ */
+#if __has_attribute(uninitialized)
+#define UFSZ_UNINIT             __attribute__((uninitialized))
+#else
+#define UFSZ_UNINIT
+#endif
+
 /* All request contexts: the legacy slots, then the MCQ active commands */
 #define UFSZ_NR_REQS            (UFSZ_NUTRS + UFSZ_MCQ_MAC)
+#define UFSZ_PENDING_WORDS      DIV_ROUND_UP(UFSZ_NR_REQS, 64)
 
 /* Service-model defaults (documented in ufs-zoned.rst) */
 #define UFSZ_DEFAULT_LAT_READ_NS    80000
@@ -156,6 +167,14 @@ typedef struct UfsZonedAgg {
     int64_t deadline;           /* QEMU_CLOCK_VIRTUAL ns; 0 = no timer */
 } UfsZonedAgg;
 
+/* A range of guest RAM the controller may DMA to and from (utp.c) */
+#define UFSZ_RAM_RANGES         16
+
+typedef struct UfsZonedRamRange {
+    hwaddr start;
+    hwaddr last;                /* inclusive */
+} UfsZonedRamRange;
+
 typedef struct UfsZonedCq {
     uint32_t head;              /* entries */
     uint32_t tail;
@@ -200,6 +219,12 @@ struct UfsZonedState {
     uint32_t irq_cq_last;       /* CQs with an enabled event then */
     uint64_t interrupts;        /* messages sent, or INTx assertions */
     UfsZonedAgg agg[UFSZ_AGG_N];
+    /*
+     * One bit an aggregation whose deadline may be set (every one that is,
+     * perhaps some run out since): the work BH and the timer look at these
+     * only.  Derived, never migrated (ufs_zoned_irq_post_load()).
+     */
+    uint64_t agg_armed;
     QEMUTimer *agg_timer;
 
     /*
@@ -240,14 +265,33 @@ struct UfsZonedState {
     UfsZonedSq sq[UFSZ_MCQ_MAX_QUEUES];
     UfsZonedCq cq[UFSZ_MCQ_MAX_QUEUES];
     uint32_t mcq_active;        /* fetched MCQ commands not yet freed */
+    uint32_t cq_events;         /* CQs with CQIS & CQIE set; derived */
     bool mcq_fetching;
     bool mcq_fetch_again;
     UfsZonedSqMark sq_marks[UFSZ_MCQ_MARKS];
     uint32_t nr_sq_marks;
 
+    /*
+     * Guest RAM as the controller's DMA sees it (utp.c): the ranges of the
+     * bus master address space that are RAM it may read and write
+     * directly, kept by a listener from the first DMA check on.  A PRDT
+     * entry inside one needs no further check.
+     */
+    MemoryListener ram_listener;
+    bool ram_listening;
+    uint32_t nr_ram;
+    uint32_t ram_hit;           /* the range the last check found */
+    UfsZonedRamRange ram[UFSZ_RAM_RANGES];
+
     /* Transfer requests (utp.c) */
     UfsZonedReq req[UFSZ_NR_REQS];
     uint64_t pending_seq;       /* orders the work BH's deferred events */
+    /*
+     * One bit a context that may have a deferred event (xfer_pending or
+     * finish_pending): every one that has, perhaps some that had.  The
+     * work BH looks at these only.  Derived, never migrated (post_load).
+     */
+    uint64_t pending_map[UFSZ_PENDING_WORDS];
     ZrDispatch dispatch;
     ZrService svc;
     ZrServiceTimer sched;
@@ -330,15 +374,18 @@ void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd);
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utrl_fetch(UfsZonedState *s);
 void ufs_zoned_utp_work(UfsZonedState *s);
+void ufs_zoned_req_pending_note(UfsZonedReq *req);
 void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_req_complete_aborted(UfsZonedReq *req);
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utp_reset(UfsZonedState *s);
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
+void ufs_zoned_dma_cleanup(UfsZonedState *s);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
 uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s);
+void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);

@@ -169,6 +169,7 @@ static void ufs_zoned_exit(PCIDevice *pci)
     }
     ufs_zoned_migrate_cleanup(s);
     ufs_zoned_utp_reset(s);
+    ufs_zoned_dma_cleanup(s);
     zr_service_timer_cleanup(&s->sched);
     ufs_zoned_work_cleanup(s);
     ufs_zoned_ahit_cleanup(s);

@@ -49,18 +49,94 @@ static hwaddr ufs_zoned_utrd_addr(UfsZonedState *s, uint32_t slot)
     return base + slot * UFSZ_UTRD_SIZE;
 }
 
+/* --- guest RAM, as DMA sees it ---------------------------------------- */
+
+/* RAM that DMA reads and writes directly (physmem's own test for that) */
+static bool ufs_zoned_ram_direct(MemoryRegion *mr)
+{
+    return memory_access_is_direct(mr, true, MEMTXATTRS_UNSPECIFIED);
+}
+
+static void ufs_zoned_ram_add(MemoryListener *l, MemoryRegionSection *sec)
+{
+    UfsZonedState *s = container_of(l, UfsZonedState, ram_listener);
+    hwaddr start = sec->offset_within_address_space;
+    uint64_t size;
+
+    /* a range left out only costs its entries the slow check */
+    if (!ufs_zoned_ram_direct(sec->mr) || s->nr_ram == UFSZ_RAM_RANGES) {
+        return;
+    }
+    size = int128_get64(sec->size);
+    if (size) {
+        s->ram[s->nr_ram++] = (UfsZonedRamRange){ start, start + size - 1 };
+    }
+}
+
+static void ufs_zoned_ram_del(MemoryListener *l, MemoryRegionSection *sec)
+{
+    UfsZonedState *s = container_of(l, UfsZonedState, ram_listener);
+    hwaddr start = sec->offset_within_address_space;
+    uint32_t i;
+
+    for (i = 0; i < s->nr_ram; i++) {
+        if (s->ram[i].start == start &&
+            int128_eq(sec->size, int128_make64(s->ram[i].last - start + 1))) {
+            s->ram[i] = s->ram[--s->nr_ram];
+            s->ram_hit = 0;
+            return;
+        }
+    }
+}
+
+/* Whether [@addr, @last] lies in one range of guest RAM. */
+static bool ufs_zoned_in_ram(UfsZonedState *s, hwaddr addr, hwaddr last)
+{
+    uint32_t i;
+
+    if (!s->ram_listening) {
+        s->ram_listener = (MemoryListener) {
+            .name = "ufs-zoned-ram",
+            .region_add = ufs_zoned_ram_add,
+            .region_del = ufs_zoned_ram_del,
+        };
+        s->nr_ram = s->ram_hit = 0;
+        memory_listener_register(&s->ram_listener,
+                                 pci_get_address_space(&s->parent_obj));
+        s->ram_listening = true;
+    }
+    for (i = 0; i < s->nr_ram; i++) {
+        uint32_t k = (s->ram_hit + i) % s->nr_ram;
+
+        if (addr >= s->ram[k].start && last <= s->ram[k].last) {
+            s->ram_hit = k;
+            return true;
+        }
+    }
+    return false;
+}
+
+void ufs_zoned_dma_cleanup(UfsZonedState *s)
+{
+    if (s->ram_listening) {
+        memory_listener_unregister(&s->ram_listener);
+        s->ram_listening = false;
+    }
+}
+
 /*
  * Whether [@addr, @addr + @len) is in the PCI address space: its first and
  * last dword are checked (PRDT entries and UPIUs are dword granular), so
  * that a check costs the same for any length; address_space_access_valid()
  * walks an MMIO-backed range one access size at a time.  A hole in between
  * shows at the transfer itself, as a system bus error (FATAL ERROR and
- * IS.SBFES, ufs_zoned_bus_error()).
+ * IS.SBFES, ufs_zoned_bus_error()).  A range inside guest RAM passes both
+ * checks: it is found in the RAM map without them.
  */
 static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
                              bool is_write)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    AddressSpace *as;
     uint64_t edge = MIN(len, 4);
 
     if (!len) {
@@ -69,6 +145,10 @@ static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
     if (addr + len - 1 < addr) {
         return false;
     }
+    if (ufs_zoned_in_ram(s, addr, addr + len - 1)) {
+        return true;
+    }
+    as = pci_get_address_space(&s->parent_obj);
     return address_space_access_valid(as, addr, edge, is_write,
                                       MEMTXATTRS_UNSPECIFIED) &&
            address_space_access_valid(as, addr + len - edge, edge, is_write,
@@ -78,7 +158,7 @@ static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
 static MemTxResult ufs_zoned_dma(UfsZonedState *s, hwaddr addr, void *buf,
                                  uint64_t len, DMADirection dir)
 {
-    return pci_dma_rw(PCI_DEVICE(s), addr, buf, len, dir,
+    return pci_dma_rw(&s->parent_obj, addr, buf, len, dir,
                       MEMTXATTRS_UNSPECIFIED);
 }
 
@@ -519,12 +599,19 @@ const ZrServiceOps ufs_zoned_service_ops = {
     .complete = ufs_zoned_cmd_svc_done,
 };
 
+/* @req has (or is about to have) a deferred event: the work BH looks. */
+void ufs_zoned_req_pending_note(UfsZonedReq *req)
+{
+    req->s->pending_map[req->slot / 64] |= 1ULL << (req->slot % 64);
+}
+
 /* Before a deferred event of @req: number it unless one is pending. */
 static void ufs_zoned_req_mark_pending(UfsZonedReq *req)
 {
     if (!req->xfer_pending && !req->finish_pending) {
         req->pending_seq = ++req->s->pending_seq;
     }
+    ufs_zoned_req_pending_note(req);
 }
 
 /* The LU asks for data (it may be in an AIO callback): defer the DMA. */
@@ -657,12 +744,43 @@ static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
     ufs_zoned_schedule(req->s);
 }
 
-static int ufs_zoned_req_cmp_pending(const void *a, const void *b)
+/*
+ * The contexts with a deferred event, in the order of their events
+ * (pending_seq), into @order; the bits of those that have none any more
+ * are dropped.  One torn down just now keeps its bit, as it keeps its
+ * event, and is left out.  Few are pending, and mostly in slot order
+ * already: an insertion sort.
+ */
+static uint32_t ufs_zoned_pending_collect(UfsZonedState *s,
+                                          UfsZonedReq **order)
 {
-    const UfsZonedReq *x = *(UfsZonedReq *const *)a;
-    const UfsZonedReq *y = *(UfsZonedReq *const *)b;
+    uint32_t w, n = 0;
 
-    return x->pending_seq < y->pending_seq ? -1 : x->pending_seq > y->pending_seq;
+    for (w = 0; w < UFSZ_PENDING_WORDS; w++) {
+        uint64_t bits = s->pending_map[w];
+
+        while (bits) {
+            uint32_t b = ctz64(bits);
+            UfsZonedReq *req = &s->req[w * 64 + b];
+            uint32_t k;
+
+            bits &= bits - 1;
+            if (!req->busy || (!req->xfer_pending && !req->finish_pending)) {
+                s->pending_map[w] &= ~(1ULL << b);
+                continue;
+            }
+            if (req->stopping) {
+                continue;
+            }
+            for (k = n; k && order[k - 1]->pending_seq > req->pending_seq;
+                 k--) {
+                order[k] = order[k - 1];
+            }
+            order[k] = req;
+            n++;
+        }
+    }
+    return n;
 }
 
 /*
@@ -673,18 +791,11 @@ static int ufs_zoned_req_cmp_pending(const void *a, const void *b)
  */
 void ufs_zoned_utp_work(UfsZonedState *s)
 {
-    UfsZonedReq *order[UFSZ_NR_REQS];
-    uint32_t i, n = 0;
+    /* filled before it is read: no zeroing of 768 bytes a pass */
+    UfsZonedReq *order[UFSZ_NR_REQS] UFSZ_UNINIT;
+    uint32_t i, n;
 
-    for (i = 0; i < UFSZ_NR_REQS; i++) {
-        UfsZonedReq *req = &s->req[i];
-
-        if (req->busy && !req->stopping &&
-            (req->xfer_pending || req->finish_pending)) {
-            order[n++] = req;
-        }
-    }
-    qsort(order, n, sizeof(order[0]), ufs_zoned_req_cmp_pending);
+    n = ufs_zoned_pending_collect(s, order);
     for (i = 0; i < n && !s->teardown; i++) {
         UfsZonedReq *req = order[i];
 
@@ -778,6 +889,31 @@ static void ufs_zoned_query_req(UfsZonedReq *req)
     ufs_zoned_req_done(req, &rsp, data_len);
 }
 
+/*
+ * Whether @dev is a scsi-zbc LU (or a subtype): a walk up its class
+ * chain, which object_dynamic_cast() would start with a type lookup by
+ * name, every command.
+ */
+static bool ufs_zoned_lu_is_zbc(SCSIDevice *dev)
+{
+    static ObjectClass *zbc;
+    ObjectClass *oc;
+
+    if (!zbc) {
+        zbc = object_class_by_name(TYPE_SCSI_ZBC);
+        if (!zbc) {
+            return false;
+        }
+    }
+    for (oc = object_get_class(OBJECT(dev)); oc;
+         oc = object_class_get_parent(oc)) {
+        if (oc == zbc) {
+            return true;
+        }
+    }
+    return false;
+}
+
 static void ufs_zoned_command(UfsZonedReq *req)
 {
     UfsZonedState *s = req->s;
@@ -809,7 +945,7 @@ static void ufs_zoned_command(UfsZonedReq *req)
     /* Only zoned LUs take part in the per-zone write accounting. */
     dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
     req->zr.zone_untracked = !dev || dev->lun != req->upiu.header.lun ||
-        !object_dynamic_cast(OBJECT(dev), TYPE_SCSI_ZBC);
+        !ufs_zoned_lu_is_zbc(dev);
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
 
@@ -947,10 +1083,9 @@ void ufs_zoned_utrl_fetch(UfsZonedState *s)
         s->nr_rings--;
         memmove(s->rings, s->rings + 1, s->nr_rings * sizeof(s->rings[0]));
         trace_ufs_zoned_fetch_ring(ring, s->nr_rings);
-        for (slot = 0; slot < UFSZ_NUTRS; slot++) {
-            uint32_t bit = 1u << slot;
-
-            if ((ring & bit) && (s->utrldbr & bit) && !s->req[slot].busy) {
+        for (; ring; ring &= ring - 1) {
+            slot = ctz32(ring);
+            if ((s->utrldbr & (1u << slot)) && !s->req[slot].busy) {
                 ufs_zoned_legacy_fetch(s, slot);
             }
         }
