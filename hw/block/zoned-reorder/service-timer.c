@@ -119,6 +119,11 @@ void zr_service_timer_run_inline(ZrServiceTimer *t)
         zr_service_timer_kick(t);
         return;
     }
+    if (!t->bh_pending && !zr_dispatch_nr_pending(t->dispatch) &&
+        zr_service_next_completion(t->svc) == ZR_SERVICE_NEVER) {
+        /* nothing waits to start or is in service: the step has no work */
+        return;
+    }
     if (t->bh_pending) {
         qemu_bh_cancel(t->bh);
         t->bh_pending = false;

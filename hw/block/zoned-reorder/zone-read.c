@@ -20,6 +20,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/iov.h"
 #include "hw/block/zoned-reorder/zone.h"
 #include "zone-internal.h"
 
@@ -109,17 +110,19 @@ void zr_zone_read_begin(const ZrZoneModel *m, ZrZoneRead *rd, uint64_t lba,
     }
 }
 
-void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
-                      uint32_t block_size)
+/*
+ * Call @zero(@opaque, offset, bytes) for each part of @rd's range, in
+ * bytes from its start, that was not on the medium for the whole read.
+ */
+static void zr_zone_read_unlanded(const ZrZoneModel *m, const ZrZoneRead *rd,
+                                  uint32_t block_size,
+                                  void (*zero)(void *, uint64_t, uint64_t),
+                                  void *opaque)
 {
     const uint64_t *ends = rd->heap ? rd->heap : rd->inline_end;
     uint64_t lba = rd->lba, end = rd->lba + rd->len, pos = lba;
     uint32_t i = 0;
 
-    if (!rd->nr || !buf) {
-        zr_zone_read_release(rd);
-        return;
-    }
     while (pos < end && i < rd->nr) {
         uint32_t idx = pos >> m->zone_shift;
         const ZrZone *z = &m->zones[idx];
@@ -130,12 +133,40 @@ void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
             uint64_t from = MAX(pos, landed);
 
             if (from < zend) {
-                memset(buf + (from - lba) * block_size, 0,
-                       (zend - from) * block_size);
+                zero(opaque, (from - lba) * block_size,
+                     (zend - from) * block_size);
             }
         }
         pos = zend;
         i++;
+    }
+}
+
+static void zr_zero_buf(void *opaque, uint64_t off, uint64_t bytes)
+{
+    memset((uint8_t *)opaque + off, 0, bytes);
+}
+
+static void zr_zero_iov(void *opaque, uint64_t off, uint64_t bytes)
+{
+    qemu_iovec_memset(opaque, off, 0, bytes);
+}
+
+void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
+                      uint32_t block_size)
+{
+    if (rd->nr && buf) {
+        zr_zone_read_unlanded(m, rd, block_size, zr_zero_buf, buf);
+    }
+    zr_zone_read_release(rd);
+}
+
+/* The same for a read whose data went straight to @qiov (mapped memory) */
+void zr_zone_read_end_iov(const ZrZoneModel *m, ZrZoneRead *rd,
+                          QEMUIOVector *qiov, uint32_t block_size)
+{
+    if (rd->nr && qiov) {
+        zr_zone_read_unlanded(m, rd, block_size, zr_zero_iov, qiov);
     }
     zr_zone_read_release(rd);
 }

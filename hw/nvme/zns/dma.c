@@ -2,13 +2,14 @@
 /*
  * nvme-zns: a command's data pointer as a list of guest memory segments
  * (Base 4.1 PRP lists, 4.3 SGLs), and the copies between those segments
- * and a bounce buffer.  Every guest address goes through pci_dma_*: a
- * failed access is a Data Transfer Error, never a crash.  Run on the work
- * or service BH only.
+ * and a bounce buffer, or their mapping for the backend I/O itself.
+ * Every guest address goes through pci_dma_*: a failed access is a Data
+ * Transfer Error, never a crash.  Run on the work or service BH only.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/rcu.h"
 #include "hw/pci/pci.h"
 #include "nvme-zns-internal.h"
 #include "trace.h"
@@ -303,4 +304,80 @@ uint16_t nz_dma_in(NzCtrl *s, const NvmeCmd *cmd, void *buf, uint64_t len)
     }
     nz_seglist_free(&sg);
     return status;
+}
+
+/* Is [@addr, +@len) RAM the controller reaches directly (no bounce)? */
+static bool nz_dma_direct(AddressSpace *as, uint64_t addr, uint64_t len,
+                          bool to_host)
+{
+    hwaddr xlat, l = len;
+    MemoryRegion *mr;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, addr, &xlat, &l, to_host,
+                                 MEMTXATTRS_UNSPECIFIED);
+    return l == len &&
+           memory_access_is_direct(mr, to_host, MEMTXATTRS_UNSPECIFIED);
+}
+
+/*
+ * Map @sg's guest memory for the backend I/O itself, as QEMU's DMA
+ * helpers do: the data then moves once, between the drive and guest
+ * memory, and @qiov describes it.  Only when every segment is RAM the
+ * controller reaches directly; anything else -- a bit bucket, MMIO, an
+ * unassigned address, a segment that crosses a region -- returns false
+ * with nothing mapped, and the caller copies through its bounce buffer
+ * (nz_dma_from_host(), nz_dma_to_host()), where a failed access gets its
+ * status.  Nothing is accessed here, so a register behind a PRP is never
+ * read twice.
+ */
+bool nz_dma_map(NzCtrl *s, NzSegList *sg, bool to_host, NzDmaMap *map,
+                QEMUIOVector *qiov)
+{
+    AddressSpace *as = pci_get_address_space(nz_pci(s));
+    DMADirection dir = to_host ? DMA_DIRECTION_FROM_DEVICE
+                               : DMA_DIRECTION_TO_DEVICE;
+    uint32_t i;
+
+    map->n = 0;
+    for (i = 0; i < sg->n; i++) {
+        if (sg->seg[i].bucket ||
+            !nz_dma_direct(as, sg->seg[i].addr, sg->seg[i].len, to_host)) {
+            return false;
+        }
+    }
+    if (map->alloc < sg->n) {
+        map->alloc = MAX(sg->n, 4);
+        map->iov = g_renew(struct iovec, map->iov, map->alloc);
+    }
+    for (i = 0; i < sg->n; i++) {
+        dma_addr_t len = sg->seg[i].len;
+        void *p = pci_dma_map(nz_pci(s), sg->seg[i].addr, &len, dir);
+
+        if (!p || len != sg->seg[i].len) {
+            if (p) {
+                pci_dma_unmap(nz_pci(s), p, len, dir, 0);
+            }
+            nz_dma_unmap(s, map, to_host, false);
+            return false;
+        }
+        map->iov[map->n++] = (struct iovec) { .iov_base = p,
+                                              .iov_len = len };
+    }
+    qemu_iovec_init_external(qiov, map->iov, map->n);
+    return true;
+}
+
+/* Undo nz_dma_map(); @written: the data to the host is there */
+void nz_dma_unmap(NzCtrl *s, NzDmaMap *map, bool to_host, bool written)
+{
+    DMADirection dir = to_host ? DMA_DIRECTION_FROM_DEVICE
+                               : DMA_DIRECTION_TO_DEVICE;
+    uint32_t i;
+
+    for (i = 0; i < map->n; i++) {
+        pci_dma_unmap(nz_pci(s), map->iov[i].iov_base, map->iov[i].iov_len,
+                      dir, written ? map->iov[i].iov_len : 0);
+    }
+    map->n = 0;
 }

@@ -219,7 +219,8 @@ void nz_io_finish(NzReq *r)
         nz_req_free(r);
         return;
     }
-    if (nz_status_ok(status) && r->to_host && r->to_host_len) {
+    if (nz_status_ok(status) && r->to_host && r->to_host_len &&
+        !r->mapped) {
         status = nz_dma_to_host(s, &r->sg, r->buf, r->to_host_len);
     }
     nz_req_done(r, status);
@@ -230,6 +231,10 @@ static void nz_io_ended(NzReq *r)
 {
     r->io_done = true;
     r->aiocb = NULL;
+    if (r->map.n) {
+        /* the drive is done with guest memory */
+        nz_dma_unmap(r->s, &r->map, r->to_host, r->to_host);
+    }
     if (r->cancelled && r->state != NZ_REQ_RUN) {
         return;
     }
@@ -260,8 +265,13 @@ static void nz_read_cb(void *opaque, int ret)
         r->status = NVME_UNRECOVERED_READ;
     }
     /* what was not on the medium while the read ran reads as zeros */
-    zr_zone_read_end(&r->ns->zones, &r->zrd, ret < 0 ? NULL : r->buf,
-                     r->ns->block_size);
+    if (r->mapped) {
+        zr_zone_read_end_iov(&r->ns->zones, &r->zrd,
+                             ret < 0 ? NULL : &r->qiov, r->ns->block_size);
+    } else {
+        zr_zone_read_end(&r->ns->zones, &r->zrd, ret < 0 ? NULL : r->buf,
+                         r->ns->block_size);
+    }
     nz_io_ended(r);
 }
 
@@ -390,11 +400,20 @@ static void nz_start_flush(NzReq *r)
     }
 }
 
-/* Data in from the host (at the start, as a controller fetches it) */
+/*
+ * Data in from the host at the start, as a controller fetches it: guest
+ * memory mapped for the backend write, or copied into the bounce buffer
+ * (dma.c says when).
+ */
 static bool nz_start_data_in(NzReq *r)
 {
     uint16_t status;
 
+    if (!r->ns->null_backed &&
+        nz_dma_map(r->s, &r->sg, false, &r->map, &r->qiov)) {
+        r->mapped = true;
+        return true;
+    }
     status = nz_dma_from_host(r->s, &r->sg, nz_req_buf(r, false),
                               r->buf_len);
     if (!nz_status_ok(status)) {
@@ -402,6 +421,7 @@ static bool nz_start_data_in(NzReq *r)
         nz_io_ended(r);
         return false;
     }
+    qemu_iovec_init_buf(&r->qiov, r->buf, r->buf_len);
     return true;
 }
 
@@ -465,7 +485,6 @@ static void nz_start_write(NzReq *r)
                                          nz_write_cb, r);
         return;
     }
-    qemu_iovec_init_buf(&r->qiov, r->buf, r->buf_len);
     r->aiocb = blk_aio_pwritev(ns->blkconf.blk, lba << ns->lbads, &r->qiov,
                                nz_write_fua(r) ? BDRV_REQ_FUA : 0,
                                nz_write_cb, r);
@@ -494,7 +513,10 @@ static void nz_start_read(NzReq *r)
         nz_io_ended(r);
         return;
     }
-    qemu_iovec_init_buf(&r->qiov, nz_req_buf(r, false), r->buf_len);
+    r->mapped = nz_dma_map(s, &r->sg, true, &r->map, &r->qiov);
+    if (!r->mapped) {
+        qemu_iovec_init_buf(&r->qiov, nz_req_buf(r, false), r->buf_len);
+    }
     s->in_flight_io++;
     zr_zone_read_begin(&ns->zones, &r->zrd, r->slba, r->nlb);
     r->aiocb = blk_aio_preadv(ns->blkconf.blk, r->slba << ns->lbads,

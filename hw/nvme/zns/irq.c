@@ -87,6 +87,18 @@ bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv)
     return iv < s->nr_vectors;
 }
 
+/* CQ @qid was created, deleted, or its head or tail moved */
+void nz_irq_cq_moved(NzCtrl *s, uint16_t qid)
+{
+    NzCq *cq = &s->cq[qid];
+
+    if (cq->valid && cq->ien && cq->head != cq->tail) {
+        set_bit(qid, s->cq_unread);
+    } else {
+        clear_bit(qid, s->cq_unread);
+    }
+}
+
 /* The pin: asserted while an unmasked CQ with IEN holds entries. */
 void nz_irq_update(NzCtrl *s)
 {
@@ -95,12 +107,9 @@ void nz_irq_update(NzCtrl *s)
     uint32_t q;
 
     if (!msix_enabled(pci)) {
-        /* no CQ above nr_ioq is ever created (nz_max_cqid) */
-        for (q = 0; q <= s->nr_ioq && !level; q++) {
-            NzCq *cq = &s->cq[q];
-
-            level = cq->valid && cq->ien && cq->head != cq->tail &&
-                    !(s->intms & (1u << (cq->iv & 31)));
+        for (q = find_first_bit(s->cq_unread, NZ_NR_Q); q < NZ_NR_Q && !level;
+             q = find_next_bit(s->cq_unread, NZ_NR_Q, q + 1)) {
+            level = !(s->intms & (1u << (s->cq[q].iv & 31)));
         }
     }
     if (level != s->intx_level) {

@@ -106,6 +106,13 @@ typedef struct NzSegList {
     uint64_t bytes;             /* total, bit buckets included */
 } NzSegList;
 
+/* A command's data mapped for its backend I/O (dma.c; n = 0: not) */
+typedef struct NzDmaMap {
+    struct iovec *iov;          /* kept from command to command */
+    uint32_t n;
+    uint32_t alloc;
+} NzDmaMap;
+
 /* A namespace's zoned geometry and state (ns.c) */
 struct NzNs {
     DeviceState parent_obj;
@@ -174,6 +181,7 @@ typedef struct NzReq {
     uint32_t nlb;
     uint64_t buf_len;           /* bytes of data the command moves */
     bool to_host;               /* data moves to the host at the end */
+    bool mapped;                /* ... or went there directly (map) */
     uint64_t to_host_len;
     QEMUIOVector qiov;
     BlockAIOCB *aiocb;
@@ -186,10 +194,11 @@ typedef struct NzReq {
     uint16_t status;
     uint32_t dw0;
     uint32_t dw1;
-    bool cid_held;              /* its CID is marked in its SQ's cids */
+    bool cid_held;              /* its CID is marked in cids[sqid] */
     QTAILQ_ENTRY(NzReq) link;   /* CQ waiting, parked, done lists */
 
     /* Kept from command to command (nz_req_alloc() zeroes up to here) */
+    NzDmaMap map;               /* data mapped, not bounced (n != 0) */
     NzSegList sg;
     uint8_t *buf;               /* bounce buffer (nz_req_buf()) */
     uint64_t buf_cap;
@@ -208,8 +217,6 @@ typedef struct NzSq {
     uint8_t prio;
     uint32_t in_ctrl;           /* fetched, not yet completed */
     bool deleting;
-    /* CIDs of its commands in the controller (bit per CID; kept) */
-    unsigned long *cids;
 } NzSq;
 
 typedef struct NzCq {
@@ -287,6 +294,8 @@ struct NzCtrl {
     /* Queues (queues.c) */
     NzSq sq[NZ_NR_Q];
     NzCq cq[NZ_NR_Q];
+    /* Per SQ, the CIDs of its commands in the controller (bit per CID) */
+    unsigned long cids[NZ_NR_Q][BITS_TO_LONGS(1u << 16)];
     NzSqMark marks[NZ_SQ_MARKS];
     uint32_t nr_marks;
     bool marks_overflow;        /* fall back to fetching every SQ */
@@ -299,6 +308,8 @@ struct NzCtrl {
     uint8_t coal_thr;           /* Feature 08h, 0's based */
     uint8_t coal_time;          /* 100 us units */
     bool intx_level;
+    /* CQs with IEN that hold entries the host has not consumed */
+    DECLARE_BITMAP(cq_unread, NZ_NR_Q);
     uint64_t interrupts;
 
     /* Features (admin.c) */
@@ -420,6 +431,7 @@ void nz_irq_cleanup(NzCtrl *s);
 void nz_irq_reset(NzCtrl *s);
 void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid);
 void nz_irq_update(NzCtrl *s);
+void nz_irq_cq_moved(NzCtrl *s, uint16_t qid);
 void nz_irq_work(NzCtrl *s);
 bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv);
 void nz_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
@@ -437,6 +449,9 @@ uint16_t nz_dma_from_host(NzCtrl *s, NzSegList *sg, void *buf, uint64_t len);
 uint16_t nz_dma_out(NzCtrl *s, const NvmeCmd *cmd, const void *buf,
                     uint64_t len);
 uint16_t nz_dma_in(NzCtrl *s, const NvmeCmd *cmd, void *buf, uint64_t len);
+bool nz_dma_map(NzCtrl *s, NzSegList *sg, bool to_host, NzDmaMap *map,
+                QEMUIOVector *qiov);
+void nz_dma_unmap(NzCtrl *s, NzDmaMap *map, bool to_host, bool written);
 
 /* admin.c */
 void nz_admin_exec(NzReq *r);

@@ -21,14 +21,13 @@ void nz_queues_reset(NzCtrl *s)
     uint32_t i;
 
     for (i = 0; i < NZ_NR_Q; i++) {
-        unsigned long *cids = s->sq[i].cids;
-
-        s->sq[i] = (NzSq) { .cids = cids };
+        s->sq[i] = (NzSq) { .valid = false };
         s->cq[i].valid = false;
         s->cq[i].nr_sq = 0;
         QTAILQ_INIT(&s->cq[i].waiting);
     }
     s->nr_cq_waiting = 0;
+    bitmap_zero(s->cq_unread, NZ_NR_Q);
     s->nr_marks = 0;
     s->marks_overflow = false;
     QTAILQ_INIT(&s->done);
@@ -39,6 +38,8 @@ void nz_queues_reset(NzCtrl *s)
         NzReq *r = &s->req[i];
 
         nz_seglist_free(&r->sg);
+        g_free(r->map.iov);
+        r->map = (NzDmaMap) { 0 };
         g_free(r->buf);
         r->buf = NULL;
         r->buf_cap = 0;
@@ -53,13 +54,7 @@ void nz_queues_reset(NzCtrl *s)
 /* Unrealize: what the queues and contexts keep allocated */
 void nz_queues_cleanup(NzCtrl *s)
 {
-    uint32_t i;
-
     nz_queues_reset(s);
-    for (i = 0; i < NZ_NR_Q; i++) {
-        g_free(s->sq[i].cids);
-        s->sq[i].cids = NULL;
-    }
 }
 
 /*
@@ -141,6 +136,7 @@ void nz_cq_doorbell(NzCtrl *s, uint16_t qid, uint32_t val)
     }
     trace_nvme_zns_cq_doorbell(qid, val);
     cq->head = val;
+    nz_irq_cq_moved(s, qid);
     nz_irq_update(s);
     if (!QTAILQ_EMPTY(&cq->waiting)) {
         nz_schedule(s);
@@ -161,7 +157,7 @@ NzReq *nz_req_alloc(NzCtrl *s, bool admin)
     }
     r = &s->req[i];
     /* the lowest free context, as a slot number's policies expect */
-    memset(r, 0, offsetof(NzReq, sg));
+    memset(r, 0, offsetof(NzReq, map));
     r->s = s;
     r->idx = i;
     r->state = NZ_REQ_WAIT;
@@ -198,7 +194,7 @@ uint8_t *nz_req_buf(NzReq *r, bool zero)
 static void nz_req_cid_release(NzReq *r)
 {
     if (r->cid_held) {
-        clear_bit(le16_to_cpu(r->cmd.cid), r->s->sq[r->sqid].cids);
+        clear_bit(le16_to_cpu(r->cmd.cid), r->s->cids[r->sqid]);
         r->cid_held = false;
     }
 }
@@ -214,6 +210,9 @@ void nz_req_free(NzReq *r)
     NzCtrl *s = r->s;
 
     nz_req_cid_release(r);
+    if (r->map.n) {
+        nz_dma_unmap(s, &r->map, r->to_host, r->to_host);
+    }
     if (r->idx < NZ_IO_REQS) {
         assert(s->io_reqs_busy);
         s->io_reqs_busy--;
@@ -242,7 +241,7 @@ void nz_req_free(NzReq *r)
  */
 static bool nz_req_cid_take(NzCtrl *s, NzReq *r)
 {
-    unsigned long *cids = s->sq[r->sqid].cids;
+    unsigned long *cids = s->cids[r->sqid];
     uint16_t cid = le16_to_cpu(r->cmd.cid);
 
     if (test_bit(cid, cids)) {
@@ -303,6 +302,7 @@ static bool nz_cq_post(NzCtrl *s, NzReq *r)
         cq->tail = 0;
         cq->phase = !cq->phase;
     }
+    nz_irq_cq_moved(s, cqid);
     if (sq->in_ctrl) {
         sq->in_ctrl--;
     }
@@ -463,6 +463,7 @@ uint16_t nz_cq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
         .ien = ien, .iv = iv,
     };
     QTAILQ_INIT(&cq->waiting);
+    nz_irq_cq_moved(s, qid);
     trace_nvme_zns_cq_create(qid, addr, size, ien, iv);
     return NVME_SUCCESS;
 }
@@ -470,16 +471,10 @@ uint16_t nz_cq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
 uint16_t nz_sq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
                       uint16_t cqid, uint8_t prio)
 {
-    unsigned long *cids = s->sq[qid].cids;
-
-    if (cids) {
-        bitmap_zero(cids, 1u << 16);
-    } else {
-        cids = bitmap_new(1u << 16);
-    }
+    bitmap_zero(s->cids[qid], 1u << 16);
     s->sq[qid] = (NzSq) {
         .valid = true, .addr = addr, .size = size, .cqid = cqid,
-        .prio = prio, .cids = cids,
+        .prio = prio,
     };
     s->cq[cqid].nr_sq++;
     if (qid) {
@@ -498,6 +493,7 @@ uint16_t nz_cq_delete(NzCtrl *s, uint16_t qid)
         return NVME_INVALID_QUEUE_DEL | NVME_DNR;
     }
     cq->valid = false;
+    nz_irq_cq_moved(s, qid);
     nz_irq_update(s);
     trace_nvme_zns_cq_delete(qid);
     return NVME_SUCCESS;

@@ -1531,6 +1531,31 @@ static void test_read_race(void)
     assert_bytes(buf, 2 * ZS, 3 * ZS, 0xaa);
     assert_bytes(buf, 3 * ZS, 4 * ZS, 0);
 
+    /* the same read into scattered memory (a device's mapped guest pages) */
+    {
+        size_t cut1 = ZS / 2 + 1, cut2 = 2 * ZS + ZS / 2 + 1;
+        struct iovec iov[3] = {
+            { .iov_base = buf, .iov_len = cut1 },
+            { .iov_base = buf + cut1, .iov_len = cut2 - cut1 },
+            { .iov_base = buf + cut2, .iov_len = 4 * ZS - cut2 },
+        };
+        QEMUIOVector qiov;
+
+        qemu_iovec_init_external(&qiov, iov, 3);
+        zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
+        memset(buf, 0xaa, 4 * ZS);
+        zr_zone_read_end_iov(&m, &rd, &qiov, 1);
+        g_assert_null(rd.heap);
+        assert_bytes(buf, 0, ZS, 0xaa);
+        assert_bytes(buf, ZS, 2 * ZS, 0);
+        assert_bytes(buf, 2 * ZS, 3 * ZS, 0xaa);
+        assert_bytes(buf, 3 * ZS, 4 * ZS, 0);
+        /* a failed read (no vector): nothing to mask, nothing leaks */
+        zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
+        zr_zone_read_end_iov(&m, &rd, NULL, 1);
+        g_assert_null(rd.heap);
+    }
+
     /* begun again (a resubmission), released, failed: nothing leaks */
     zr_zone_read_begin(&m, &rd, 0, 4 * ZS);
     zr_zone_read_begin(&m, &rd, 0, 4 * ZS);

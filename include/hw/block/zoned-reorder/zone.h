@@ -18,6 +18,7 @@
 #ifndef HW_BLOCK_ZONED_REORDER_ZONE_H
 #define HW_BLOCK_ZONED_REORDER_ZONE_H
 
+#include "qemu/iov.h"
 #include "qemu/queue.h"
 
 /*
@@ -346,6 +347,8 @@ void zr_zone_read_begin(const ZrZoneModel *m, ZrZoneRead *rd, uint64_t lba,
                         uint64_t len);
 void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
                       uint32_t block_size);
+void zr_zone_read_end_iov(const ZrZoneModel *m, ZrZoneRead *rd,
+                          QEMUIOVector *qiov, uint32_t block_size);
 void zr_zone_read_release(ZrZoneRead *rd);
 
 /* Test and debug hooks (error injection) */
