@@ -269,6 +269,69 @@ static void test_write_read(void)
     unlink(img);
 }
 
+/*
+ * A read racing a write (ZNS 2.1.1: blocks at and above the write
+ * pointer, or not yet written, read as zeros): blkdebug holds the write's
+ * backend I/O while a read of the same blocks runs into mapped guest
+ * pages; the block under the held write must not show the stale data the
+ * medium holds there ("STALE" at block 3), the block below it the data
+ * that landed.
+ */
+static void test_read_race(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = g_strdup_printf(
+        "-blockdev driver=file,filename=%s,node-name=f0 "
+        "-blockdev driver=blkdebug,node-name=dbg,image=f0 "
+        "-blockdev driver=raw,node-name=d0,file=dbg "
+        DEV(FAST) " -device nvme-zns-ns,id=ns1,bus=nz0,drive=d0", img);
+    uint64_t rbuf;
+    uint8_t buf[2 * 4096];
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    uint16_t wcid, rcid;
+    Nzt *n = nzt_start(args, 1);
+    char *out;
+
+    rbuf = n->data + 64 * 1024;
+    g_assert_cmphex(nzt_write(n, 1, 0, 3, 0x11), ==, 0);
+
+    out = qtest_hmp(n->qts, "qemu-io -d ns1 \"break write_aio A\"");
+    g_free(out);
+    qtest_memset(n->qts, n->data, 0x5a, 4096);
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, 3, 1, n->data, 0);
+    wcid = nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    nzt_step(n, NZT_STEP_NS);
+    /* held: the breakpoint answers through the device's own drive */
+    out = qtest_hmp(n->qts, "qemu-io -d ns1 \"wait_break A\"");
+    g_free(out);
+
+    /* the write pointer moved past block 3; its data is not there yet */
+    qtest_memset(n->qts, rbuf, 0xee, sizeof(buf));
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 2, 2, rbuf, rbuf + 4096);
+    rcid = nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, rcid);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    qtest_memread(n->qts, rbuf, buf, sizeof(buf));
+    g_assert_cmpuint(buf[0], ==, 0x11);
+    g_assert_cmpuint(buf[4095], ==, 0x11);
+    g_assert_cmpmem(buf + 4096, 5, "\0\0\0\0\0", 5);
+    g_assert_cmpuint(buf[2 * 4096 - 1], ==, 0);
+
+    out = qtest_hmp(n->qts, "qemu-io -d ns1 \"resume A\"");
+    g_free(out);
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, wcid);
+    g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+    g_assert_cmphex(nzt_read(n, 1, 3, 1, buf), ==, 0);
+    g_assert_cmpuint(buf[0], ==, 0x5a);
+    nzt_stop(n);
+    unlink(img);
+}
+
 /* Writes off the write pointer: Zone Invalid Write, without DNR */
 static void test_zone_invalid_write(void)
 {
@@ -1426,6 +1489,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/log-pages", test_log_pages);
     qtest_add_func("/nvme-zns/features", test_features);
     qtest_add_func("/nvme-zns/write-read", test_write_read);
+    qtest_add_func("/nvme-zns/read-race", test_read_race);
     qtest_add_func("/nvme-zns/zone-invalid-write", test_zone_invalid_write);
     qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
                    test_zone_invalid_write_dnr);
