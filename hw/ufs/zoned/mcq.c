@@ -298,7 +298,9 @@ static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
         do {
             progress = false;
             for (q = 0; q < s->mcq_queues && !s->teardown; q++) {
-                progress |= ufs_zoned_mcq_fetch_one(s, q);
+                if (s->sq[q].head != s->sq[q].tail) {
+                    progress |= ufs_zoned_mcq_fetch_one(s, q);
+                }
             }
         } while (progress);
     } while (s->mcq_fetch_again && !s->teardown);

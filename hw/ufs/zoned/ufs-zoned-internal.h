@@ -110,8 +110,13 @@ typedef struct UfsZonedReq {
     UfshcdSgEntry *prdt;        /* host-endian addr/size (bytes) */
     uint32_t prdt_n;
     uint64_t prdt_bytes;
+    bool prdt_ram;              /* every entry found in guest RAM ... */
+    uint32_t prdt_ram_gen;      /* ... when ram_gen was this */
     uint64_t xfer_off;          /* bytes moved so far */
     bool dma_error;
+    bool sg_used;               /* its LU moves the data itself (utp.c) */
+    bool sg_lost;               /* ... and guest RAM went away meanwhile */
+    uint32_t sg_gen;            /* ram_gen when its list was made */
 
     SCSIRequest *sreq;          /* our reference, held until the end */
     bool scsi_done;
@@ -281,7 +286,10 @@ struct UfsZonedState {
     bool ram_listening;
     uint32_t nr_ram;
     uint32_t ram_hit;           /* the range the last check found */
+    uint32_t ram_gen;           /* counts the ranges that went away */
     UfsZonedRamRange ram[UFSZ_RAM_RANGES];
+    /* each context's scatter-gather list, kept from command to command */
+    QEMUSGList req_sg[UFSZ_NR_REQS];
 
     /* Transfer requests (utp.c) */
     UfsZonedReq req[UFSZ_NR_REQS];
@@ -375,6 +383,7 @@ void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utrl_fetch(UfsZonedState *s);
 void ufs_zoned_utp_work(UfsZonedState *s);
 void ufs_zoned_req_pending_note(UfsZonedReq *req);
+SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun);
 void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_req_complete_aborted(UfsZonedReq *req);
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);

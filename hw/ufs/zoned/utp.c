@@ -30,6 +30,7 @@
 #include "qemu/osdep.h"
 #include "qemu/log.h"
 #include "qemu/bswap.h"
+#include "qemu/units.h"
 #include "hw/pci/pci.h"
 #include "system/dma.h"
 #include "scsi/constants.h"
@@ -84,6 +85,7 @@ static void ufs_zoned_ram_del(MemoryListener *l, MemoryRegionSection *sec)
             int128_eq(sec->size, int128_make64(s->ram[i].last - start + 1))) {
             s->ram[i] = s->ram[--s->nr_ram];
             s->ram_hit = 0;
+            s->ram_gen++;
             return;
         }
     }
@@ -105,11 +107,16 @@ static bool ufs_zoned_in_ram(UfsZonedState *s, hwaddr addr, hwaddr last)
                                  pci_get_address_space(&s->parent_obj));
         s->ram_listening = true;
     }
+    if (last < addr) {
+        return false;
+    }
+    if (s->ram_hit < s->nr_ram && addr >= s->ram[s->ram_hit].start &&
+        last <= s->ram[s->ram_hit].last) {
+        return true;
+    }
     for (i = 0; i < s->nr_ram; i++) {
-        uint32_t k = (s->ram_hit + i) % s->nr_ram;
-
-        if (addr >= s->ram[k].start && last <= s->ram[k].last) {
-            s->ram_hit = k;
+        if (addr >= s->ram[i].start && last <= s->ram[i].last) {
+            s->ram_hit = i;
             return true;
         }
     }
@@ -118,9 +125,16 @@ static bool ufs_zoned_in_ram(UfsZonedState *s, hwaddr addr, hwaddr last)
 
 void ufs_zoned_dma_cleanup(UfsZonedState *s)
 {
+    uint32_t i;
+
     if (s->ram_listening) {
         memory_listener_unregister(&s->ram_listener);
         s->ram_listening = false;
+    }
+    for (i = 0; i < UFSZ_NR_REQS; i++) {
+        if (s->req_sg[i].dev) {
+            qemu_sglist_destroy(&s->req_sg[i]);
+        }
     }
 }
 
@@ -356,6 +370,130 @@ static int64_t ufs_zoned_prdt_rw(UfsZonedReq *req, uint8_t *buf, uint64_t len,
     return done;
 }
 
+/* --- data moved by the LU itself --------------------------------------- */
+
+/*
+ * At most what scsi-disk moves through its own buffer in one step
+ * (SCSI_DMA_BUF_SIZE in hw/scsi/scsi-disk.c), so that a command that fails
+ * has moved what the copy would have: all of a write's data, none of a
+ * read's.
+ */
+#define UFSZ_SG_MAX_BYTES       (128 * KiB)
+
+/*
+ * A READ or WRITE to a scsi-hd LU moves its data with the block layer's
+ * DMA (dma_blk_io()) over a scatter-gather list of the PRDT instead of
+ * through ufs_zoned_req_transfer()'s copy, where that moves the same bytes
+ * with the same outcome:
+ *  - a scsi-hd LU: it keeps no zones, so when its data arrives does not
+ *    matter (a zoned LU gets its data on the work BH, in the order the LUs
+ *    asked for it); the exact class, so no subtype moves data otherwise;
+ *  - the command moves EDTL bytes, all in the PRDT: no overflow and no
+ *    short data-out to report;
+ *  - each of those bytes in guest RAM, where DMA does not fail (the RAM
+ *    going away before a read's data is in is seen at its completion);
+ *  - at most UFSZ_SG_MAX_BYTES;
+ *  - not a request its LU brought back in a migration: that runs again
+ *    from the start with the copy, as it always did.
+ */
+static bool ufs_zoned_sg_fits(UfsZonedReq *req, SCSIRequest *sreq)
+{
+    static ObjectClass *hd;
+    uint64_t exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    uint64_t left = sreq->cmd.xfer, pos = 0;
+    uint32_t i;
+
+    if (!hd) {
+        hd = object_class_by_name("scsi-hd");
+    }
+    if (!hd || object_get_class(OBJECT(sreq->dev)) != hd ||
+        req->mig_live || req->xfer_off ||
+        !(req->zr.op == ZR_OP_READ || req->zr.op == ZR_OP_WRITE) ||
+        sreq->cmd.mode != (req->zr.op == ZR_OP_READ ? SCSI_XFER_FROM_DEV :
+                                                      SCSI_XFER_TO_DEV) ||
+        !left || left != exp || left > UFSZ_SG_MAX_BYTES ||
+        left > req->prdt_bytes) {
+        return false;
+    }
+    if (req->prdt_ram && req->prdt_ram_gen == req->s->ram_gen) {
+        return true;    /* all of it found in RAM, none gone since */
+    }
+    for (i = 0; i < req->prdt_n && pos < left; i++) {
+        uint64_t n = MIN(req->prdt[i].size, left - pos);
+
+        if (!ufs_zoned_in_ram(req->s, req->prdt[i].addr,
+                              req->prdt[i].addr + n - 1)) {
+            return false;
+        }
+        pos += n;
+    }
+    return true;
+}
+
+/* The bus asks for the list as the LU takes the request (cmd_start). */
+static QEMUSGList *ufs_zoned_scsi_get_sg_list(SCSIRequest *sreq)
+{
+    UfsZonedReq *req = sreq->hba_private;
+    UfsZonedState *s;
+    QEMUSGList *qsg;
+    uint64_t left;
+    uint32_t i;
+
+    if (!req || !req->busy || req->sreq != sreq ||
+        !ufs_zoned_sg_fits(req, sreq)) {
+        return NULL;
+    }
+    s = req->s;
+    qsg = &s->req_sg[req->slot];
+    if (!qsg->dev) {
+        pci_dma_sglist_init(qsg, &s->parent_obj, 4);
+    }
+    qsg->nsg = 0;
+    qsg->size = 0;
+    left = sreq->cmd.xfer;
+    for (i = 0; left; i++) {
+        uint64_t n = MIN(req->prdt[i].size, left);
+
+        qemu_sglist_add(qsg, req->prdt[i].addr, n);
+        left -= n;
+    }
+    req->sg_used = true;
+    req->sg_gen = s->ram_gen;
+    return qsg;
+}
+
+/*
+ * The LU is done with a command whose data it moved itself: what the copy
+ * would have moved by now (ufs_zoned_sg_fits()).  A read whose guest RAM
+ * went away while it ran fails as the copy would have, with a system bus
+ * error (ufs_zoned_cmd_maybe_finish()).
+ */
+static void ufs_zoned_sg_done(UfsZonedReq *req, SCSIRequest *sreq, bool good)
+{
+    UfsZonedState *s = req->s;
+    bool read = sreq->cmd.mode == SCSI_XFER_FROM_DEV;
+    QEMUSGList *qsg = &s->req_sg[req->slot];
+    int i;
+
+    /* a write's residual drops when its data is taken (dma_blk_io()) */
+    if (good || (!read && sreq->residual != sreq->cmd.xfer)) {
+        req->xfer_off = sreq->cmd.xfer;
+    }
+    if (good && read && req->sg_gen != s->ram_gen) {
+        AddressSpace *as = pci_get_address_space(&s->parent_obj);
+
+        for (i = 0; i < qsg->nsg; i++) {
+            if (!address_space_access_valid(as, qsg->sg[i].base,
+                                            qsg->sg[i].len, true,
+                                            MEMTXATTRS_UNSPECIFIED)) {
+                req->sg_lost = true;
+                req->xfer_off = 0;
+                break;
+            }
+        }
+    }
+}
+
 /* --- well-known LUs (UFS 4.0 10.8.4), answered by the controller ------- */
 
 /* Data-in of a W-LU command: at most @alloc of @len bytes of @data. */
@@ -507,6 +645,10 @@ static void ufs_zoned_cmd_maybe_finish(UfsZonedReq *req)
         !req->scsi_done || !req->svc_done) {
         return;
     }
+    if (req->sg_lost) {
+        req->sg_lost = false;
+        ufs_zoned_bus_error(req->s, req, "PRDT data transfer");
+    }
     if (req->ocs == UFS_OCS_SUCCESS) {
         ufs_zoned_cmd_respond(req);
     } else {
@@ -571,7 +713,7 @@ static void ufs_zoned_cmd_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
                               UFSZ_LBA(cmd->lba));
         return;
     }
-    dev = scsi_device_find(&s->bus, 0, 0, lun);
+    dev = ufs_zoned_lu_find(s, lun);
     if (!dev) {
         ufs_zoned_set_sense(req, SENSE_CODE(LUN_NOT_SUPPORTED));
         req->scsi_done = true;
@@ -697,6 +839,9 @@ static void ufs_zoned_scsi_complete(SCSIRequest *sreq, size_t resid)
     }
     exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
     req->status = sreq->status;
+    if (req->sg_used) {
+        ufs_zoned_sg_done(req, sreq, sreq->status == GOOD);
+    }
     if (sreq->status == CHECK_CONDITION) {
         req->sense_len = scsi_req_get_sense(sreq, req->sense,
                                             sizeof(req->sense));
@@ -732,6 +877,9 @@ static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
         return;
     }
     exp = be32_to_cpu(req->upiu.sc.exp_data_transfer_len);
+    if (req->sg_used) {
+        ufs_zoned_sg_done(req, sreq, false);
+    }
     if (req->short_data_out) {
         ufs_zoned_set_sense(req, SENSE_CODE(INVALID_FIELD));
     } else if (req->ocs == UFS_OCS_SUCCESS) {
@@ -745,11 +893,55 @@ static void ufs_zoned_scsi_cancel(SCSIRequest *sreq)
 }
 
 /*
+ * Sort @n contexts by pending_seq.  Their numbers are unique and mostly
+ * consecutive (each event takes the next), so each goes straight to its
+ * place in a window of UFSZ_NR_REQS numbers; numbers further apart (or
+ * a clash, which would be a bug) take an insertion sort.
+ */
+static void ufs_zoned_pending_sort(UfsZonedReq **order, uint32_t n)
+{
+    UfsZonedReq *at[UFSZ_NR_REQS] UFSZ_UNINIT;
+    uint64_t used[UFSZ_PENDING_WORDS] = { 0 };
+    uint64_t lo = UINT64_MAX, hi = 0;
+    uint32_t i, k, w;
+
+    for (i = 0; i < n; i++) {
+        lo = MIN(lo, order[i]->pending_seq);
+        hi = MAX(hi, order[i]->pending_seq);
+    }
+    if (hi - lo < UFSZ_NR_REQS) {
+        for (i = 0; i < n; i++) {
+            uint64_t d = order[i]->pending_seq - lo;
+
+            if (used[d / 64] & (1ULL << (d % 64))) {
+                goto insertion;
+            }
+            used[d / 64] |= 1ULL << (d % 64);
+            at[d] = order[i];
+        }
+        for (w = 0, k = 0; w < UFSZ_PENDING_WORDS; w++) {
+            for (; used[w]; used[w] &= used[w] - 1) {
+                order[k++] = at[w * 64 + ctz64(used[w])];
+            }
+        }
+        return;
+    }
+insertion:
+    for (i = 1; i < n; i++) {
+        UfsZonedReq *req = order[i];
+
+        for (k = i; k && order[k - 1]->pending_seq > req->pending_seq; k--) {
+            order[k] = order[k - 1];
+        }
+        order[k] = req;
+    }
+}
+
+/*
  * The contexts with a deferred event, in the order of their events
  * (pending_seq), into @order; the bits of those that have none any more
  * are dropped.  One torn down just now keeps its bit, as it keeps its
- * event, and is left out.  Few are pending, and mostly in slot order
- * already: an insertion sort.
+ * event, and is left out.
  */
 static uint32_t ufs_zoned_pending_collect(UfsZonedState *s,
                                           UfsZonedReq **order)
@@ -762,23 +954,19 @@ static uint32_t ufs_zoned_pending_collect(UfsZonedState *s,
         while (bits) {
             uint32_t b = ctz64(bits);
             UfsZonedReq *req = &s->req[w * 64 + b];
-            uint32_t k;
 
             bits &= bits - 1;
             if (!req->busy || (!req->xfer_pending && !req->finish_pending)) {
                 s->pending_map[w] &= ~(1ULL << b);
                 continue;
             }
-            if (req->stopping) {
-                continue;
+            if (!req->stopping) {
+                order[n++] = req;
             }
-            for (k = n; k && order[k - 1]->pending_seq > req->pending_seq;
-                 k--) {
-                order[k] = order[k - 1];
-            }
-            order[k] = req;
-            n++;
         }
+    }
+    if (n > 1) {
+        ufs_zoned_pending_sort(order, n);
     }
     return n;
 }
@@ -817,6 +1005,7 @@ const SCSIBusInfo ufs_zoned_scsi_info = {
     .tcq = true,
     .max_target = 0,
     .max_lun = UFSZ_MAX_LUS - 1,
+    .get_sg_list = ufs_zoned_scsi_get_sg_list,
     .transfer_data = ufs_zoned_scsi_transfer_data,
     .complete = ufs_zoned_scsi_complete,
     .cancel = ufs_zoned_scsi_cancel,
@@ -840,6 +1029,8 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
     req->prdt = g_new0(UfshcdSgEntry, n);
     req->prdt_n = n;
     req->prdt_bytes = 0;
+    req->prdt_ram = true;
+    req->prdt_ram_gen = s->ram_gen;
     if (n && ufs_zoned_dma(s, addr, req->prdt, n * UFSZ_PRDT_ENTRY_SIZE,
                            DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
         ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
@@ -858,11 +1049,14 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
                                "PRDT entry not dword aligned");
             return false;
         }
-        if (!ufs_zoned_dma_ok(s, e->addr, bytes,
-                              !!(req->dd & UFS_UTP_DEVICE_TO_HOST))) {
-            ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
-                               "PRDT entry outside guest memory");
-            return false;
+        if (!ufs_zoned_in_ram(s, e->addr, e->addr + bytes - 1)) {
+            req->prdt_ram = false;
+            if (!ufs_zoned_dma_ok(s, e->addr, bytes,
+                                  !!(req->dd & UFS_UTP_DEVICE_TO_HOST))) {
+                ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
+                                   "PRDT entry outside guest memory");
+                return false;
+            }
         }
         req->prdt_bytes += bytes;
     }
@@ -892,26 +1086,55 @@ static void ufs_zoned_query_req(UfsZonedReq *req)
 /*
  * Whether @dev is a scsi-zbc LU (or a subtype): a walk up its class
  * chain, which object_dynamic_cast() would start with a type lookup by
- * name, every command.
+ * name; the answer for the last class asked is kept (classes live as
+ * long as QEMU, and so does their chain).
  */
 static bool ufs_zoned_lu_is_zbc(SCSIDevice *dev)
 {
-    static ObjectClass *zbc;
-    ObjectClass *oc;
+    static ObjectClass *zbc, *last;
+    static bool last_zbc;
+    ObjectClass *cls = object_get_class(OBJECT(dev)), *oc;
 
+    if (cls == last) {
+        return last_zbc;
+    }
     if (!zbc) {
         zbc = object_class_by_name(TYPE_SCSI_ZBC);
-        if (!zbc) {
-            return false;
+    }
+    for (oc = cls; oc && oc != zbc; oc = object_class_get_parent(oc)) {
+        /* up to the top, or to scsi-zbc */
+    }
+    last = cls;
+    last_zbc = zbc && oc == zbc;
+    return last_zbc;
+}
+
+/*
+ * The LU that gets a command for @lun: the one scsi_device_find(&s->bus,
+ * 0, 0, lun) finds (that LUN, else the first LU of target 0, and only
+ * once realized), without the RCU read lock it takes: the BQL we hold
+ * keeps the bus's children as they are.
+ */
+SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun)
+{
+    SCSIDevice *found = NULL;
+    BusChild *kid;
+
+    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
+        SCSIDevice *dev = container_of(kid->child, SCSIDevice, qdev);
+
+        if (dev->channel || dev->id) {
+            continue;
+        }
+        if (dev->lun == lun) {
+            found = dev;
+            break;
+        }
+        if (!found) {
+            found = dev;
         }
     }
-    for (oc = object_get_class(OBJECT(dev)); oc;
-         oc = object_class_get_parent(oc)) {
-        if (oc == zbc) {
-            return true;
-        }
-    }
-    return false;
+    return found && qdev_is_realized(&found->qdev) ? found : NULL;
 }
 
 static void ufs_zoned_command(UfsZonedReq *req)
@@ -943,7 +1166,7 @@ static void ufs_zoned_command(UfsZonedReq *req)
     req->zr.xfer_bytes = req->dd == UFS_UTP_NO_DATA_TRANSFER ? 0 : exp;
     req->zr.xfer_set = true;
     /* Only zoned LUs take part in the per-zone write accounting. */
-    dev = scsi_device_find(&s->bus, 0, 0, req->upiu.header.lun);
+    dev = ufs_zoned_lu_find(s, req->upiu.header.lun);
     req->zr.zone_untracked = !dev || dev->lun != req->upiu.header.lun ||
         !ufs_zoned_lu_is_zbc(dev);
     zr_dispatch_submit(&s->dispatch, &req->zr);
