@@ -148,7 +148,9 @@ void ufs_zoned_ahit_busy(UfsZonedState *s)
     if (s->ahit_timer) {
         ufs_zoned_ahit_stop(s);
     }
-    ufs_zoned_h8_leave(s, false);
+    if (s->h8) {
+        ufs_zoned_h8_leave(s, false);
+    }
 }
 
 /*

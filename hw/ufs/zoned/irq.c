@@ -117,7 +117,11 @@ void ufs_zoned_irq_update(UfsZonedState *s)
         s->interrupts += level;
         trace_ufs_zoned_irq_intx(level, is, cqs);
     }
-    pci_set_irq(&s->parent_obj, level);
+    /* pci_set_irq() does nothing more when the pin is at @level already */
+    if (((s->parent_obj.irq_state >> pci_intx(&s->parent_obj)) & 1) !=
+        level) {
+        pci_set_irq(&s->parent_obj, level);
+    }
 }
 
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits)

@@ -317,14 +317,17 @@ void ufs_zoned_mcq_fetch(UfsZonedState *s)
 /* Entries wait in a running SQ (the controller is not idle). */
 bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
 {
-    uint32_t q;
+    uint32_t q, bits;
 
     if (!ufs_zoned_mcq_on(s)) {
         return false;
     }
-    for (q = 0; q < s->mcq_queues; q++) {
-        /* a stopped SQ with entries is not idle either: it will run */
-        if (ufs_zoned_sq_enabled(s, q) && s->sq[q].head != s->sq[q].tail) {
+    for (bits = s->sq_rung; bits; bits &= bits - 1) {
+        q = ctz32(bits);
+        if (s->sq[q].head == s->sq[q].tail) {
+            s->sq_rung &= ~(1u << q);
+        } else if (q < s->mcq_queues && ufs_zoned_sq_enabled(s, q)) {
+            /* a stopped SQ with entries is not idle either: it will run */
             return true;
         }
     }
@@ -429,6 +432,7 @@ void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req)
     } else if (!QTAILQ_EMPTY(&cq->waiting) || ufs_zoned_cq_full(s, c)) {
         trace_ufs_zoned_mcq_cq_full(c, req->sq, req->tag);
         QTAILQ_INSERT_TAIL(&cq->waiting, req, cq_wait);
+        s->cq_waits |= 1u << c;
         req->cq_waiting = true;
         return;
     } else {
@@ -459,7 +463,7 @@ static void ufs_zoned_cq_drain(UfsZonedState *s, uint32_t c)
 /* MCQ part of the work BH: fetch, then post what waited for CQ room. */
 void ufs_zoned_mcq_work(UfsZonedState *s)
 {
-    uint32_t c;
+    uint32_t c, bits;
 
     if (!s->mcq) {
         return;
@@ -469,8 +473,16 @@ void ufs_zoned_mcq_work(UfsZonedState *s)
         s->mcq_fetch_pending = false;
         ufs_zoned_mcq_fetch_run(s);
     }
-    for (c = 0; c < s->mcq_queues && !s->teardown; c++) {
-        if (!QTAILQ_EMPTY(&s->cq[c].waiting)) {
+    /* in CQ order, each bit read as it is now */
+    for (c = 0; c < UFSZ_MCQ_MAX_QUEUES && !s->teardown; c++) {
+        bits = s->cq_waits >> c;
+        if (!bits) {
+            break;
+        }
+        c += ctz32(bits);
+        if (QTAILQ_EMPTY(&s->cq[c].waiting)) {
+            s->cq_waits &= ~(1u << c);
+        } else if (c < s->mcq_queues) {
             ufs_zoned_cq_drain(s, c);
         }
     }
@@ -577,6 +589,7 @@ static void ufs_zoned_sq_doorbell(UfsZonedState *s, uint32_t q, uint32_t val)
         return;
     }
     s->sq[q].tail = val / UFSZ_MCQ_ENTRY_SIZE;
+    s->sq_rung |= 1u << q;
     trace_ufs_zoned_mcq_sq_doorbell(q, s->sq[q].tail, s->sq[q].head);
     ufs_zoned_sq_mark(s, q, s->sq[q].tail);
     if (!ufs_zoned_mcq_on(s)) {

@@ -199,7 +199,7 @@ static int ufs_zoned_get_reqs(QEMUFile *f, void *pv, size_t size,
         req->s = s;
         req->slot = i;
         req->busy = true;       /* from here on the cleanup frees it */
-        req->prdt = n ? g_new0(UfshcdSgEntry, n) : NULL;
+        req->prdt = ufs_zoned_prdt_alloc(s, i, n);
         req->prdt_n = n;
         for (j = 0; j < n; j++) {
             req->prdt[j].addr = qemu_get_be64(f);
@@ -315,7 +315,9 @@ static void ufs_zoned_mig_unload(UfsZonedState *s)
     for (i = 0; i < UFSZ_NR_REQS; i++) {
         UfsZonedReq *req = &s->req[i];
 
-        g_free(req->prdt);
+        if (req->prdt) {
+            ufs_zoned_prdt_free(req);
+        }
         memset(req, 0, sizeof(*req));
     }
     s->mcq_active = 0;
@@ -395,8 +397,12 @@ static void ufs_zoned_mig_derive(UfsZonedState *s)
             ufs_zoned_req_pending_note(req);
         }
     }
+    s->sq_rung = s->cq_waits = 0;
     for (i = 0; i < UFSZ_MCQ_MAX_QUEUES; i++) {
         ufs_zoned_cq_events_update(s, i);
+        if (s->sq[i].head != s->sq[i].tail) {
+            s->sq_rung |= 1u << i;
+        }
     }
     s->agg_armed = 0;
     for (i = 0; i < UFSZ_AGG_N; i++) {
@@ -464,6 +470,7 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
     }
     qsort(waiting, nr_waiting, sizeof(waiting[0]), ufs_zoned_cmp_cq_pos);
     for (i = 0; i < nr_waiting; i++) {
+        s->cq_waits |= 1u << waiting[i]->cq;
         QTAILQ_INSERT_TAIL(&s->cq[waiting[i]->cq].waiting, waiting[i],
                            cq_wait);
     }

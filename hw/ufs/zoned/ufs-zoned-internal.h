@@ -172,6 +172,8 @@ typedef struct UfsZonedAgg {
     int64_t deadline;           /* QEMU_CLOCK_VIRTUAL ns; 0 = no timer */
 } UfsZonedAgg;
 
+#define UFSZ_PRDT_KEEP          256     /* PRDT entries a context keeps */
+
 /* A range of guest RAM the controller may DMA to and from (utp.c) */
 #define UFSZ_RAM_RANGES         16
 
@@ -271,6 +273,13 @@ struct UfsZonedState {
     UfsZonedCq cq[UFSZ_MCQ_MAX_QUEUES];
     uint32_t mcq_active;        /* fetched MCQ commands not yet freed */
     uint32_t cq_events;         /* CQs with CQIS & CQIE set; derived */
+    /*
+     * Derived, never migrated (post_load), and supersets: a bit for each
+     * SQ whose tail may be ahead of its head, each CQ that may have
+     * completions waiting for room.
+     */
+    uint32_t sq_rung;
+    uint32_t cq_waits;
     bool mcq_fetching;
     bool mcq_fetch_again;
     UfsZonedSqMark sq_marks[UFSZ_MCQ_MARKS];
@@ -290,6 +299,9 @@ struct UfsZonedState {
     UfsZonedRamRange ram[UFSZ_RAM_RANGES];
     /* each context's scatter-gather list, kept from command to command */
     QEMUSGList req_sg[UFSZ_NR_REQS];
+    /* ... and its room for PRDT entries (utp.c, ufs_zoned_prdt_alloc()) */
+    UfshcdSgEntry *prdt_keep[UFSZ_NR_REQS];
+    uint32_t prdt_cap[UFSZ_NR_REQS];
 
     /* Transfer requests (utp.c) */
     UfsZonedReq req[UFSZ_NR_REQS];
@@ -390,6 +402,9 @@ void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utp_reset(UfsZonedState *s);
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
 void ufs_zoned_dma_cleanup(UfsZonedState *s);
+UfshcdSgEntry *ufs_zoned_prdt_alloc(UfsZonedState *s, uint32_t slot,
+                                    uint32_t n);
+void ufs_zoned_prdt_free(UfsZonedReq *req);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);

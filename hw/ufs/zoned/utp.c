@@ -123,6 +123,36 @@ static bool ufs_zoned_in_ram(UfsZonedState *s, hwaddr addr, hwaddr last)
     return false;
 }
 
+/*
+ * Room for @n PRDT entries of context @slot, filled by the caller: up to
+ * UFSZ_PRDT_KEEP entries the context keeps from command to command, so a
+ * command mallocs nothing for them.
+ */
+UfshcdSgEntry *ufs_zoned_prdt_alloc(UfsZonedState *s, uint32_t slot,
+                                    uint32_t n)
+{
+    if (!n) {
+        return NULL;
+    }
+    if (n > UFSZ_PRDT_KEEP) {
+        return g_new0(UfshcdSgEntry, n);
+    }
+    if (s->prdt_cap[slot] < n) {
+        g_free(s->prdt_keep[slot]);
+        s->prdt_keep[slot] = g_new0(UfshcdSgEntry, n);
+        s->prdt_cap[slot] = n;
+    }
+    return s->prdt_keep[slot];
+}
+
+void ufs_zoned_prdt_free(UfsZonedReq *req)
+{
+    if (req->prdt != req->s->prdt_keep[req->slot]) {
+        g_free(req->prdt);
+    }
+    req->prdt = NULL;
+}
+
 void ufs_zoned_dma_cleanup(UfsZonedState *s)
 {
     uint32_t i;
@@ -135,6 +165,9 @@ void ufs_zoned_dma_cleanup(UfsZonedState *s)
         if (s->req_sg[i].dev) {
             qemu_sglist_destroy(&s->req_sg[i]);
         }
+        g_free(s->prdt_keep[i]);
+        s->prdt_keep[i] = NULL;
+        s->prdt_cap[i] = 0;
     }
 }
 
@@ -250,8 +283,7 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
     }
     trace_ufs_zoned_complete(req->slot, req->sq, req->tag, req->ocs,
                              req->status);
-    g_free(req->prdt);
-    req->prdt = NULL;
+    ufs_zoned_prdt_free(req);
     if (req->sreq) {
         scsi_req_unref(req->sreq);
         req->sreq = NULL;
@@ -1026,7 +1058,7 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
                            "PRDT has too many entries");
         return false;
     }
-    req->prdt = g_new0(UfshcdSgEntry, n);
+    req->prdt = ufs_zoned_prdt_alloc(s, req->slot, n);
     req->prdt_n = n;
     req->prdt_bytes = 0;
     req->prdt_ram = true;
@@ -1412,8 +1444,7 @@ void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req)
     s->cleared++;
     req->stopping = true;
     ufs_zoned_req_stop(s, req);
-    g_free(req->prdt);
-    req->prdt = NULL;
+    ufs_zoned_prdt_free(req);
     req->stopping = false;
     if (req->sq >= 0) {
         ufs_zoned_mcq_req_free(s, req);

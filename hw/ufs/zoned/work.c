@@ -45,7 +45,9 @@ static void ufs_zoned_work_pass(void *opaque)
     /* what was rung before a task management request is covered by it */
     ufs_zoned_utrl_fetch(s);
     ufs_zoned_mcq_work(s);
-    ufs_zoned_utmrl_work(s);
+    if (s->utmrl_pending) {
+        ufs_zoned_utmrl_work(s);    /* nothing to do without */
+    }
     ufs_zoned_utp_work(s);
     ufs_zoned_irq_work(s);
     /*
