@@ -176,13 +176,124 @@ const ZbcCmd *zbc_cmd_find(uint8_t opcode, int sa, bool *opcode_known)
  * Request plumbing
  */
 
+static ZbcBufCache *zbc_bufs(ZbcState *s)
+{
+    return &container_of(s, ZbcInstance, pub)->bufs;
+}
+
+/*
+ * A buffer of at least @size bytes for @r: one a finished command left
+ * (zbc_buf_put()), else a new one, zeroed, so that it never holds what
+ * the host had there.  The cache is the main thread's, as the zone model
+ * is (zbc_send_command()).
+ */
+static uint8_t *zbc_buf_get(ZbcReq *r, size_t size, bool *fresh)
+{
+    ZbcBufCache *c = zbc_bufs(zbc_state(r));
+    uint32_t i;
+
+    assert(!r->buf);
+    size = MAX(size, 1);
+    if (size <= ZBC_BUF_CACHE_MAX && qemu_in_main_thread()) {
+        for (i = c->n; i-- > 0;) {
+            if (c->size[i] >= size) {
+                r->buf = c->buf[i];
+                r->buf_size = c->size[i];
+                c->bytes -= c->size[i];
+                c->n--;
+                c->buf[i] = c->buf[c->n];
+                c->size[i] = c->size[c->n];
+                *fresh = false;
+                return r->buf;
+            }
+        }
+    }
+    r->buf_size = size;
+    r->buf = blk_blockalign(r->req.dev->conf.blk, size);
+    memset(r->buf, 0, size);
+    *fresh = true;
+    return r->buf;
+}
+
+/* @r is freed: keep its buffer for a later command, or free it. */
+static void zbc_buf_put(ZbcReq *r)
+{
+    ZbcBufCache *c = zbc_bufs(zbc_state(r));
+
+    if (r->buf && c->open && c->n < ZBC_BUF_CACHE &&
+        r->buf_size <= ZBC_BUF_CACHE_MAX &&
+        c->bytes + r->buf_size <= ZBC_BUF_CACHE_BYTES &&
+        qemu_in_main_thread()) {
+        c->buf[c->n] = r->buf;
+        c->size[c->n] = r->buf_size;
+        c->bytes += r->buf_size;
+        c->n++;
+    } else {
+        qemu_vfree(r->buf);
+    }
+    r->buf = NULL;
+}
+
 /* A zeroed buffer of @size bytes for the command's data. */
 uint8_t *zbc_req_buf(ZbcReq *r, size_t size)
 {
-    assert(!r->buf);
-    r->buf = blk_blockalign(r->req.dev->conf.blk, MAX(size, 1));
-    memset(r->buf, 0, MAX(size, 1));
+    bool fresh;
+
+    zbc_buf_get(r, size, &fresh);
+    if (!fresh) {
+        memset(r->buf, 0, MAX(size, 1));
+    }
     return r->buf;
+}
+
+/*
+ * The buffer of a READ's or a WRITE's @size bytes of medium data, left as
+ * it is (an earlier command's data of this LU, or zeros) where all of it
+ * is about to be overwritten: a READ's by the drive (an error the drive
+ * policy ignores clears it, zbc_io_error(); a drive that leaves a read's
+ * buffer alone, null-co with read-zeroes=off, returns this LU's data,
+ * never the host's), a WRITE's by an HBA that hands over all of the
+ * data-out or cancels the command.  Other HBAs may hand over less (a
+ * guest's short buffer): the rest reads as zeros, as it always did; and
+ * a null-backed LU reads zeros.
+ */
+uint8_t *zbc_req_data_buf(ZbcReq *r, size_t size, bool write)
+{
+    ZbcState *s = zbc_state(r);
+    bool fresh;
+
+    if (write ? !zbc_bufs(s)->hba_fills : s->null_backed) {
+        return zbc_req_buf(r, size);
+    }
+    return zbc_buf_get(r, size, &fresh);
+}
+
+/*
+ * At realize.  ufs-zoned moves a data-out in one piece, or cancels the
+ * command when the host's buffer is short or its DMA fails
+ * (ufs_zoned_req_transfer()): the LU never sees part of one.
+ */
+void zbc_buf_cache_init(ZbcState *s)
+{
+    ZbcBufCache *c = zbc_bufs(s);
+    Object *hba = OBJECT(DEVICE(s)->parent_bus->parent);
+
+    c->n = 0;
+    c->bytes = 0;
+    c->open = true;
+    c->hba_fills = object_dynamic_cast(hba, "ufs-zoned") != NULL;
+}
+
+/* At unrealize: requests freed later free their buffers. */
+void zbc_buf_cache_cleanup(ZbcState *s)
+{
+    ZbcBufCache *c = zbc_bufs(s);
+
+    c->open = false;
+    while (c->n) {
+        qemu_vfree(c->buf[--c->n]);
+    }
+    c->bytes = 0;
 }
 
 /*
@@ -421,7 +532,7 @@ static void zbc_free_req(SCSIRequest *req)
     zbc_req_end_dispatch(r);
     zr_zone_write_forget(&zbc_state(r)->zones, &r->zio);
     zr_zone_read_release(&r->zrd);
-    qemu_vfree(r->buf);
+    zbc_buf_put(r);
 }
 
 static const SCSIReqOps zbc_reqops = {
@@ -790,6 +901,7 @@ static void zbc_realize(SCSIDevice *dev, Error **errp)
     if (!zbc_check_iothread(dev, errp)) {
         return;
     }
+    zbc_buf_cache_init(s);
     s->null_backed = !conf->blk;
     if (!s->null_backed) {
         if (!blk_is_inserted(conf->blk)) {
@@ -901,6 +1013,7 @@ static void zbc_unrealize(SCSIDevice *dev)
     zr_dispatch_flush(&s->dispatch, NULL, NULL);
     zr_dispatch_cleanup(&s->dispatch);
     zr_zone_model_cleanup(&s->zones);
+    zbc_buf_cache_cleanup(s);
     g_free(s->lu_name);
     s->lu_name = NULL;
 }

@@ -95,12 +95,31 @@ typedef struct ZbcService {
 } ZbcService;
 
 /*
+ * Data buffers of finished READs and WRITEs, kept for the next ones
+ * (scsi-zbc.c, zbc_req_data_buf()): they hold this LU's data of earlier
+ * commands or zeros, never anything else of the host's.
+ */
+#define ZBC_BUF_CACHE           64      /* a full UFS MCQ's worth */
+#define ZBC_BUF_CACHE_MAX       (128 * KiB)     /* a buffer */
+#define ZBC_BUF_CACHE_BYTES     (2 * MiB)       /* all of them */
+
+typedef struct ZbcBufCache {
+    uint8_t *buf[ZBC_BUF_CACHE];
+    size_t size[ZBC_BUF_CACHE];
+    uint32_t n;
+    size_t bytes;
+    bool open;                  /* realized: freed buffers are kept */
+    bool hba_fills;             /* the HBA hands over all data-out or none */
+} ZbcBufCache;
+
+/*
  * The QOM instance of scsi-zbc: the ZbcState other devices see
  * (include/hw/scsi/scsi-zbc.h) and what only hw/scsi/zbc/ uses.
  */
 typedef struct ZbcInstance {
     ZbcState pub;
     ZbcService svc;
+    ZbcBufCache bufs;
 } ZbcInstance;
 
 /* One supported command (an opcode, or an opcode and service action). */
@@ -140,6 +159,7 @@ struct ZbcReq {
     uint64_t nb;            /* blocks */
     bool fua;
     uint8_t *buf;
+    size_t buf_size;        /* as allocated (zbc_req_data_buf()) */
     size_t len;             /* bytes to transfer */
     QEMUIOVector qiov;
     BlockAcctCookie acct;
@@ -157,9 +177,10 @@ struct ZbcReq {
     bool svc_waiting;       /* service time over, backend still busy */
 };
 
+/* A request of ours is on a scsi-zbc LU: no QOM cast check on this path */
 static inline ZbcState *zbc_state(ZbcReq *r)
 {
-    return SCSI_ZBC(r->req.dev);
+    return container_of(r->req.dev, ZbcState, qdev);
 }
 
 static inline ZbcService *zbc_service(ZbcState *s)
@@ -173,6 +194,9 @@ extern const ZbcCmd zbc_cmds[];
 extern const size_t zbc_nr_cmds;
 const ZbcCmd *zbc_cmd_find(uint8_t opcode, int sa, bool *opcode_known);
 uint8_t *zbc_req_buf(ZbcReq *r, size_t size);
+uint8_t *zbc_req_data_buf(ZbcReq *r, size_t size, bool write);
+void zbc_buf_cache_init(ZbcState *s);
+void zbc_buf_cache_cleanup(ZbcState *s);
 int32_t zbc_req_data_in(ZbcReq *r, size_t len);
 void zbc_req_complete(ZbcReq *r);
 void zbc_req_complete_durable(ZbcReq *r);

@@ -81,7 +81,7 @@ static int32_t zbc_rw_send(ZbcReq *r, bool write)
         return 0;
     }
     r->len = r->nb * zbc_state(r)->block_size;
-    zbc_req_buf(r, r->len);
+    zbc_req_data_buf(r, r->len, write);
     if (write) {
         r->phase = ZBC_PHASE_WANT_DATA_OUT;
         return -(int32_t)r->len;
@@ -188,6 +188,10 @@ static bool zbc_io_error(ZbcReq *r, int *ret, bool is_read)
     action = blk_get_error_action(blk, is_read, -*ret);
     blk_error_action(blk, action, is_read, -*ret);
     if (action == BLOCK_ERROR_ACTION_IGNORE) {
+        /* what the read left in its buffer is not this command's data */
+        if (is_read && r->buf) {
+            memset(r->buf, 0, r->len);
+        }
         *ret = 0;
         return false;
     }
