@@ -7,7 +7,9 @@
 # (commands wait in the device before they start, so some are in flight
 # at the migration), on virtio-scsi or as the LU of a ufs-zoned
 # controller (mode=mcq, reorder=rr, or mode=legacy, with its service
-# model holding commands in flight as well); the guest
+# model holding commands in flight as well), or as a namespace of an
+# nvme-zns controller (reorder=rr, the same service model;
+# docs/system/devices/nvme-zns.rst, "Migration"); the guest
 # writes zones with fio, pipelining on, and verifies them
 # (guest/plans/zone-migrate.sh).  When the guest says ZR-MIGRATE-NOW, the
 # host migrates the VM to a file (QMP migrate file:), the source QEMU
@@ -17,7 +19,7 @@
 # the destination wrote (its first sync after the migration).
 #
 #   tests/guest/test-zone-migrate.sh [run-guest options]
-#   ZR_ONLY=running|enospc|ufs-mcq|ufs-legacy tests/guest/test-zone-migrate.sh
+#   ZR_ONLY=running|enospc|ufs-mcq|ufs-legacy|nvme-zns tests/guest/test-zone-migrate.sh
 #                                                   # one scenario
 #
 # Output is TAP (the destination's and the cold boot's guest checks, then
@@ -84,11 +86,16 @@ status() {
 # time, so that fio's queue depth of 16 keeps commands at every stage in
 # the controller; the host stops the VM when the guest says
 # ZR-MIGRATE-NOW (so that the migration surely finds them there),
-# migrates it, and resumes it on the destination.
+# migrates it, and resumes it on the destination.  nvme-zns: the same
+# with the disk a namespace of an nvme-zns controller (its zone state on
+# the same zone-state drive), reorder=rr across its I/O queues.
 scenario() {
     local name=$1 d=$logdir/$1 line out saved i st runner
-    local -a src devs
+    local -a src devs params=()
     case $name in
+    nvme-zns) devs=("${drives[@]}" -device "nvme-zns,id=nz0,reorder=rr,$ufs_lat"
+                    -device "nvme-zns-ns,bus=nz0,drive=zbc0,zone-state=zs0,zone-size=4M")
+              params=(--param dev=nvme0n1) ;;
     ufs-mcq) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=mcq,reorder=rr,$ufs_lat"
                    -device "scsi-zbc,bus=ufs0.0,lun=0,$lu") ;;
     ufs-legacy) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=legacy,$ufs_lat"
@@ -108,15 +115,16 @@ scenario() {
         # after ZR-MIGRATE-NOW take 3 s, so the migration starts while fio
         # runs however fast the guest is (a fast guest finished first).
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback,throttling.bps-write=4194304") ;;
-    ufs-*)
+    ufs-*|nvme-zns)
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback") ;;
     enospc)
         src=(-drive "if=none,id=zbc0,format=raw,cache=writeback,werror=enospc,file.driver=blkdebug,file.image.driver=file,file.image.filename=$img,file.inject-error.0.event=write_aio,file.inject-error.0.sector=$((16384 + 1024)),file.inject-error.0.errno=28,file.inject-error.0.once=on") ;;
     esac
     "$top/scripts/run-guest" --plan zone-migrate --log-dir "$d/source" \
-        --timeout 300 ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
+        --timeout 300 ${params[@]+"${params[@]}"} \
+        ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
         "${src[@]}" "${devs[@]:2}" -trace zbc_mig_save \
-        -trace ufs_zoned_mig_save_req \
+        -trace ufs_zoned_mig_save_req -trace nvme_zns_mig_save_req \
         > "$d/source/run-guest.out" 2>&1 &
     runner=$!
     for ((i = 0; i < 3000; i++)); do
@@ -131,7 +139,7 @@ scenario() {
     if [ $name != enospc ]; then
         line=$(grep -a '^ZR-MIGRATE-NOW' "$d/source/console.log" 2>/dev/null || true)
         tap "$([ -n "$line" ] && echo 1)" "$name: the guest reached the migration point (${line:-no ZR-MIGRATE-NOW})"
-        case $name in ufs-*)
+        case $name in ufs-*|nvme-zns)
             qmp "$d/source/qmp.sock" '{"execute": "stop"}' > /dev/null 2>&1 || true ;;
         esac
     else
@@ -150,7 +158,10 @@ scenario() {
         sed "s/ - / - $name: source: /" || true
     [ "$(grep -aE '^not ok [0-9]+ - ' "$d/source/run-guest.out" | grep -vc ' 999 - ')" = 0 ] || rc=1
     saved=$(grep -c 'zbc_mig_save' "$d/source/qemu.stderr" || true)
-    if [ $name = enospc ]; then
+    if [ $name = nvme-zns ]; then
+        saved=$(grep -c 'nvme_zns_mig_save_req' "$d/source/qemu.stderr" || true)
+        tap "$([ "$saved" -gt 0 ] && echo 1)" "$name: the controller's commands in flight travelled with the migration ($saved: $(sed -n 's/.*nvme_zns_mig_save_req.* state \([0-9]*\) list \([0-9]*\).*/state \1 list \2/p' "$d/source/qemu.stderr" | sort | uniq -c | awk '{ printf "%s%s: %s", s, $1, substr($0, index($0, $2)); s = "; " }'))"
+    elif [ $name = enospc ]; then
         tap "$([ "$saved" -gt 0 ] && echo 1)" "$name: commands in flight travelled with the migration ($saved: $(sed -n 's/.*saved as kind \([0-9]\).*/\1/p' "$d/source/qemu.stderr" | sort | uniq -c | awk '{ printf "%s%s of kind %s", s, $1, $2; s = ", " }'))"
     else
         echo "# host: $name: $saved command(s) in flight travelled with the migration"
@@ -163,10 +174,11 @@ scenario() {
     # The destination: loads the file and runs the rest of the plan (the
     # enospc one is resumed by the host, as the source stood stopped).
     "$top/scripts/run-guest" --plan zone-migrate --log-dir "$d/dest" \
-        --timeout 300 ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
+        --timeout 300 ${params[@]+"${params[@]}"} \
+        ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} -- \
         "${devs[@]}" -incoming "file:$mig" > "$d/dest/run-guest.out" 2>&1 &
     runner=$!
-    if [ $name = enospc ] || [[ $name = ufs-* ]]; then
+    if [ $name = enospc ] || [[ $name = ufs-* ]] || [ $name = nvme-zns ]; then
         for ((i = 0; i < 600; i++)); do
             st=
             [ -S "$d/dest/qmp.sock" ] && st=$(status "$d/dest/qmp.sock")
@@ -188,6 +200,7 @@ scenario() {
 
     # A cold boot: the zone state the destination wrote.
     "$top/scripts/run-guest" --plan zone-migrate --param check=1 \
+        ${params[@]+"${params[@]}"} \
         --log-dir "$d/cold" --timeout 120 ${RUN_GUEST_ARGS[@]+"${RUN_GUEST_ARGS[@]}"} \
         -- "${devs[@]}" > "$d/cold/run-guest.out" 2>&1 || rc=1
     sed "s/ - / - $name: /" "$d/cold/run-guest.out" | grep -aE '^(not )?ok [0-9]+ - |^ZR-' || true
@@ -201,7 +214,7 @@ drives=(
     -drive "file=$state,if=none,id=zs0,format=raw,cache=writeback"
 )
 mkdir -p "$logdir"
-for name in ${ZR_ONLY:-running enospc ufs-mcq ufs-legacy}; do
+for name in ${ZR_ONLY:-running enospc ufs-mcq ufs-legacy nvme-zns}; do
     scenario "$name"
 done
 rm -f "$img" "$state"

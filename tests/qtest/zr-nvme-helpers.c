@@ -60,6 +60,52 @@ Nzt *nzt_boot_pci(const char *extra, uint16_t vid, uint16_t did)
     return n;
 }
 
+/*
+ * A sparse image file of @mib MiB with "STALE" at block 3 (a
+ * medium's stale data); g_free it
+ */
+char *nzt_image(int mib)
+{
+    char *img = NULL;
+    int fd = g_file_open_tmp("zr-nvme-XXXXXX", &img, NULL);
+
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, (off_t)mib << 20), ==, 0);
+    g_assert_cmpint(pwrite(fd, "STALE", 5, 3 * 4096), ==, 5);
+    close(fd);
+    return img;
+}
+
+/* Boot with @extra, enable, and create I/O queue pairs 1..@nq */
+Nzt *nzt_start(const char *extra, uint32_t nq)
+{
+    Nzt *n = nzt_boot(extra);
+    uint32_t q;
+
+    nzt_enable(n);
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES,
+                                    (nq - 1) | (nq - 1) << 16, NULL), ==,
+                    NVME_SUCCESS);
+    for (q = 1; q <= nq; q++) {
+        nzt_create_ioq(n, q, NZT_QSIZE, 0);
+    }
+    return n;
+}
+
+/*
+ * Migrate the VM to a file and go on in a new QEMU started with @extra
+ * (the same controller; drives as the destination has them).
+ */
+void nzt_migrate(Nzt *n, const char *extra)
+{
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *args = g_strdup_printf(
+        "%s-machine q35 -nodefaults %s", fw, extra);
+
+    n->qts = zr_migrate_via_file(n->qts, args);
+    n->pcibus->qts = n->qts;
+}
+
 void nzt_stop(Nzt *n)
 {
     qpci_free_pc(n->pcibus);
@@ -266,24 +312,49 @@ uint16_t nzt_get_feature(Nzt *n, uint8_t fid, uint8_t sel, uint32_t dw11,
 }
 
 /* Create I/O CQ and SQ @qid (the CQ with interrupts on vector @iv) */
-void nzt_create_ioq(Nzt *n, uint16_t qid, uint32_t size, uint16_t iv)
+/* Create I/O CQ @cqid of @size entries at @addr, interrupts on vector @iv */
+void nzt_create_cq(Nzt *n, uint16_t cqid, uint32_t size, uint64_t addr,
+                   uint16_t iv)
 {
     NvmeCmd cmd = { .opcode = NVME_ADM_CMD_CREATE_CQ };
+
+    qtest_memset(n->qts, addr, 0, size * 16);
+    cmd.dptr.prp1 = cpu_to_le64(addr);
+    cmd.cdw10 = cpu_to_le32(cqid | (size - 1) << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC | NVME_CQ_IEN | (uint32_t)iv << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
+}
+
+/* Create I/O SQ @qid of @size entries at @addr, completing into @cqid */
+void nzt_create_sq(Nzt *n, uint16_t qid, uint32_t size, uint64_t addr,
+                   uint16_t cqid)
+{
+    NvmeCmd cmd = { .opcode = NVME_ADM_CMD_CREATE_SQ };
+
+    cmd.dptr.prp1 = cpu_to_le64(addr);
+    cmd.cdw10 = cpu_to_le32(qid | (size - 1) << 16);
+    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | (n->qprio[qid] & 3) << 1 |
+                            (uint32_t)cqid << 16);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
+}
+
+/* Delete I/O SQ @qid (@cq: CQ @qid) */
+void nzt_delete_q(Nzt *n, uint16_t qid, bool cq)
+{
+    NvmeCmd cmd = { .opcode = cq ? NVME_ADM_CMD_DELETE_CQ
+                                 : NVME_ADM_CMD_DELETE_SQ };
+
+    cmd.cdw10 = cpu_to_le32(qid);
+    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
+}
+
+void nzt_create_ioq(Nzt *n, uint16_t qid, uint32_t size, uint16_t iv)
+{
     NztQueue *q = &n->q[qid];
 
     g_assert_cmpuint(size, <=, NZT_QSIZE);
-    qtest_memset(n->qts, q->cq, 0, NZT_QSIZE * 16);
-    cmd.dptr.prp1 = cpu_to_le64(q->cq);
-    cmd.cdw10 = cpu_to_le32(qid | (size - 1) << 16);
-    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC | NVME_CQ_IEN | (uint32_t)iv << 16);
-    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
-    memset(&cmd, 0, sizeof(cmd));
-    cmd.opcode = NVME_ADM_CMD_CREATE_SQ;
-    cmd.dptr.prp1 = cpu_to_le64(q->sq);
-    cmd.cdw10 = cpu_to_le32(qid | (size - 1) << 16);
-    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | (n->qprio[qid] & 3) << 1 |
-                            (uint32_t)qid << 16);
-    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, NVME_SUCCESS);
+    nzt_create_cq(n, qid, size, q->cq, iv);
+    nzt_create_sq(n, qid, size, q->sq, qid);
     *q = (NztQueue) { .sq = q->sq, .cq = q->cq, .size = size, .phase = true };
 }
 

@@ -55,6 +55,9 @@ void nzt_wr(Nzt *n, uint32_t off, uint32_t val);
 Nzt *nzt_boot(const char *extra);
 Nzt *nzt_boot_pci(const char *extra, uint16_t vid, uint16_t did);
 void nzt_stop(Nzt *n);
+void nzt_migrate(Nzt *n, const char *extra);
+Nzt *nzt_start(const char *extra, uint32_t nq);
+char *nzt_image(int mib);
 void nzt_step(Nzt *n, int64_t ns);
 void nzt_enable(Nzt *n);
 bool nzt_disable(Nzt *n);
@@ -70,6 +73,11 @@ uint16_t nzt_set_feature(Nzt *n, uint8_t fid, uint32_t dw11, uint32_t *dw0);
 uint16_t nzt_get_feature(Nzt *n, uint8_t fid, uint8_t sel, uint32_t dw11,
                          uint32_t *dw0);
 void nzt_create_ioq(Nzt *n, uint16_t qid, uint32_t size, uint16_t iv);
+void nzt_create_cq(Nzt *n, uint16_t cqid, uint32_t size, uint64_t addr,
+                   uint16_t iv);
+void nzt_create_sq(Nzt *n, uint16_t qid, uint32_t size, uint64_t addr,
+                   uint16_t cqid);
+void nzt_delete_q(Nzt *n, uint16_t qid, bool cq);
 
 /* I/O: queue without ringing, ring, reap */
 uint16_t nzt_queue(Nzt *n, uint16_t qid, NvmeCmd *cmd);

@@ -18,34 +18,6 @@
 #define FAST            ",lat-read-ns=0,lat-write-ns=0,lat-other-ns=0," \
                         "xfer-read-ns-per-4k=0,xfer-write-ns-per-4k=0"
 
-/* A sparse image file of @mib MiB with "STALE" at block 3; g_free it */
-static char *nzt_image(int mib)
-{
-    char *img = NULL;
-    int fd = g_file_open_tmp("zr-nvme-XXXXXX", &img, NULL);
-
-    g_assert_cmpint(fd, >=, 0);
-    g_assert_cmpint(ftruncate(fd, (off_t)mib << 20), ==, 0);
-    g_assert_cmpint(pwrite(fd, "STALE", 5, 3 * 4096), ==, 5);
-    close(fd);
-    return img;
-}
-
-static Nzt *nzt_start(const char *extra, uint32_t nq)
-{
-    Nzt *n = nzt_boot(extra);
-    uint32_t q;
-
-    nzt_enable(n);
-    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES,
-                                    (nq - 1) | (nq - 1) << 16, NULL), ==,
-                    NVME_SUCCESS);
-    for (q = 1; q <= nq; q++) {
-        nzt_create_ioq(n, q, NZT_QSIZE, 0);
-    }
-    return n;
-}
-
 /* CAP, VS, enable; Identify Controller as Linux 6.12 reads it */
 static void test_bringup(void)
 {
@@ -1445,23 +1417,9 @@ static void test_cq_full(void)
     nzt_create_ioq(n, 1, 4, 0);
     nzt_create_ioq(n, 2, 4, 0);
     /* SQ 2 completes into CQ 3: 2 entries, 1 usable */
-    memset(&cmd, 0, sizeof(cmd));
-    cmd.opcode = NVME_ADM_CMD_DELETE_SQ;
-    cmd.cdw10 = cpu_to_le32(2);
-    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
-    qtest_memset(n->qts, n->q[3].cq, 0, 64);
-    memset(&cmd, 0, sizeof(cmd));
-    cmd.opcode = NVME_ADM_CMD_CREATE_CQ;
-    cmd.dptr.prp1 = cpu_to_le64(n->q[3].cq);
-    cmd.cdw10 = cpu_to_le32(3 | 1 << 16);
-    cmd.cdw11 = cpu_to_le32(NVME_CQ_PC | NVME_CQ_IEN);
-    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
-    memset(&cmd, 0, sizeof(cmd));
-    cmd.opcode = NVME_ADM_CMD_CREATE_SQ;
-    cmd.dptr.prp1 = cpu_to_le64(n->q[2].sq);
-    cmd.cdw10 = cpu_to_le32(2 | 3 << 16);
-    cmd.cdw11 = cpu_to_le32(NVME_SQ_PC | 3 << 16);
-    g_assert_cmphex(nzt_admin_sc(n, &cmd), ==, 0);
+    nzt_delete_q(n, 2, false);
+    nzt_create_cq(n, 3, 2, n->q[3].cq, 0);
+    nzt_create_sq(n, 2, 4, n->q[2].sq, 3);
     n->q[2] = (NztQueue) { .sq = n->q[2].sq, .cq = n->q[3].cq, .size = 4,
                            .phase = true };
     for (i = 0; i < 2; i++) {

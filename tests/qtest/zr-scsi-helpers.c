@@ -495,6 +495,71 @@ bool zr_migrate_load(QTestState *to, const char *path)
     return zr_migration_wait(to);
 }
 
+/*
+ * A campaign of damaged streams: @runs copies of the saved stream @path,
+ * each with one to four bits flipped (seeded: @seed) in the @window bytes
+ * after the section @idstr (its instance and version ids skipped), loaded
+ * into a new QEMU started with @args and -incoming defer.  Each one loads
+ * (then runs on: cont and 20 ms of guest time) or is refused; the
+ * destination never crashes.  Returns how many were refused.  A longer
+ * campaign: ZR_STREAM_RUNS=N ZR_STREAM_SEED=S in the environment.
+ */
+unsigned zr_corrupt_stream_campaign(const char *path, const char *idstr,
+                                    gsize window, const char *args,
+                                    unsigned runs, guint32 seed)
+{
+    g_autofree char *dest = g_strdup_printf("%s -incoming defer", args);
+    g_autofree char *bad = NULL;
+    g_autofree gchar *orig = NULL;
+    const char *runs_env = g_getenv("ZR_STREAM_RUNS");
+    const char *seed_env = g_getenv("ZR_STREAM_SEED");
+    g_autoptr(GRand) rnd = g_rand_new_with_seed(seed_env ? atoi(seed_env) :
+                                                seed);
+    unsigned loaded = 0, refused = 0, i, j;
+    const gchar *sec;
+    gsize len, start, end;
+    int fd;
+
+    runs = runs_env ? atoi(runs_env) : runs;
+    fd = g_file_open_tmp("zr-stream-bad-XXXXXX", &bad, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    g_assert_true(g_file_get_contents(path, &orig, &len, NULL));
+    sec = memmem(orig, len, idstr, strlen(idstr));
+    g_assert_nonnull(sec);
+    /* after the idstr, the instance and version ids */
+    start = sec - orig + strlen(idstr) + 8;
+    end = MIN(len, start + window);
+    g_assert_cmpuint(start, <, end);
+
+    for (i = 0; i < runs; i++) {
+        g_autofree gchar *copy = g_memdup2(orig, len);
+        unsigned flips = g_rand_int_range(rnd, 1, 5);
+        QTestState *to;
+
+        for (j = 0; j < flips; j++) {
+            copy[g_rand_int_range(rnd, start, end)] ^=
+                1u << g_rand_int_range(rnd, 0, 8);
+        }
+        g_assert_true(g_file_set_contents(bad, copy, len, NULL));
+        to = qtest_init_with_env(zr_binary_env, dest, true);
+        if (zr_migrate_load(to, bad)) {
+            loaded++;
+            qtest_qmp_assert_success(to, "{ 'execute': 'cont' }");
+            for (j = 0; j < 200; j++) {
+                qtest_clock_step(to, 100000);
+            }
+        } else {
+            refused++;
+        }
+        qtest_quit(to);
+    }
+    g_test_message("corrupted streams: %u loaded, %u refused", loaded,
+                   refused);
+    unlink(bad);
+    return refused;
+}
+
 QTestState *zr_migrate_via_file(QTestState *from, const char *args)
 {
     g_autofree char *path = NULL;

@@ -400,65 +400,19 @@ static void test_corrupt_stream(void)
 {
     const char *props = "mcq-queues=2," LAT_1MS;
     g_autofree char *path = NULL;
-    g_autofree char *bad = NULL;
-    g_autofree char *base = ufs_args(props);
-    g_autofree char *args = g_strdup_printf("%s -incoming defer", base);
-    g_autofree gchar *orig = NULL;
-    /* a longer campaign: ZR_STREAM_RUNS=N ZR_STREAM_SEED=S */
-    const char *runs_env = g_getenv("ZR_STREAM_RUNS");
-    const char *seed_env = g_getenv("ZR_STREAM_SEED");
-    unsigned runs = runs_env ? atoi(runs_env) : 40;
-    g_autoptr(GRand) rnd = g_rand_new_with_seed(seed_env ? atoi(seed_env) :
-                                                11);
-    unsigned loaded = 0, refused = 0, i, j;
-    const gchar *sec;
-    gsize len, start, end;
+    g_autofree char *args = ufs_args(props);
     Ufs *u;
     int fd;
 
     fd = g_file_open_tmp("zr-ufs-stream-XXXXXX", &path, NULL);
     g_assert_cmpint(fd, >=, 0);
     close(fd);
-    fd = g_file_open_tmp("zr-ufs-bad-XXXXXX", &bad, NULL);
-    g_assert_cmpint(fd, >=, 0);
-    close(fd);
     u = mcq_six_writes(props);
     zr_migrate_save(u->qts, path);
     ufs_stop(u);
-    g_assert_true(g_file_get_contents(path, &orig, &len, NULL));
-    sec = memmem(orig, len, "/ufs-zoned", strlen("/ufs-zoned"));
-    g_assert_nonnull(sec);
-    /* after the idstr, the instance and version ids */
-    start = sec - orig + strlen("/ufs-zoned") + 8;
-    end = MIN(len, start + 8192);
-
-    for (i = 0; i < runs; i++) {
-        g_autofree gchar *copy = g_memdup2(orig, len);
-        unsigned flips = g_rand_int_range(rnd, 1, 5);
-        QTestState *to;
-
-        for (j = 0; j < flips; j++) {
-            copy[g_rand_int_range(rnd, start, end)] ^=
-                1u << g_rand_int_range(rnd, 0, 8);
-        }
-        g_assert_true(g_file_set_contents(bad, copy, len, NULL));
-        to = qtest_init(args);
-        if (zr_migrate_load(to, bad)) {
-            loaded++;
-            qtest_qmp_assert_success(to, "{ 'execute': 'cont' }");
-            for (j = 0; j < 200; j++) {
-                qtest_clock_step(to, STEP_NS);
-            }
-        } else {
-            refused++;
-        }
-        qtest_quit(to);
-    }
-    g_test_message("corrupted streams: %u loaded, %u refused", loaded,
-                   refused);
-    g_assert_cmpuint(refused, >, 0);
+    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/ufs-zoned", 8192,
+                                                args, 40, 11), >, 0);
     unlink(path);
-    unlink(bad);
 }
 
 int main(int argc, char **argv)

@@ -226,16 +226,23 @@ static uint32_t nz_arb_default(void)
  * always, the weights (HPW, MPW, LPW, 0's based) when CC.AMS selects
  * weighted round robin with urgent priority class (Base 3.4.4.3).
  */
-void nz_arb_apply(NzCtrl *s)
+/* The Arbitration Burst (AB, 111b: no limit) as the engine's `spec` burst */
+void nz_arb_set_burst(NzCtrl *s)
 {
     uint32_t ab = s->arb & 7;
+
+    zr_dispatch_set_spec_burst(&s->dispatch, ab == 7 ? UINT32_MAX : 1u << ab);
+}
+
+void nz_arb_apply(NzCtrl *s)
+{
     uint32_t w[ZR_WRR_CLASSES] = {
         ((s->arb >> 24) & 0xff) + 1,
         ((s->arb >> 16) & 0xff) + 1,
         ((s->arb >> 8) & 0xff) + 1,
     };
 
-    zr_dispatch_set_spec_burst(&s->dispatch, ab == 7 ? UINT32_MAX : 1u << ab);
+    nz_arb_set_burst(s);
     zr_dispatch_set_wrr(&s->dispatch, NVME_CC_AMS(s->cc) == NZ_CC_AMS_WRRU, w);
 }
 

@@ -180,6 +180,12 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
     }
 }
 
+/* Migration: the coalescing deadlines loaded arm the timer again */
+void nz_irq_post_load(NzCtrl *s)
+{
+    nz_coal_arm(s);
+}
+
 /*
  * Work BH: coalescing times that ran out.  coal_next is the earliest
  * deadline nz_coal_arm() saw (or earlier: a message sent since only

@@ -397,6 +397,7 @@ static void nz_ns_class_init(ObjectClass *oc, void *data)
 
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
     dc->bus_type = TYPE_NVME_ZNS_BUS;
+    dc->vmsd = &vmstate_nvme_zns_ns;
     dc->realize = nz_ns_realize;
     dc->unrealize = nz_ns_unrealize;
     /*

@@ -17,6 +17,7 @@
  *   io.c         the NVM and Zoned command sets: through the dispatch
  *                engine, backend I/O, completion
  *   zns.c        Zone Management Send and Receive
+ *   migrate.c    migration and snapshots (controller and namespaces)
  *
  * Spec references are to NVM Express Base Specification 2.0c ("Base"),
  * NVM Command Set Specification 1.0c ("NVM") and Zoned Namespace Command
@@ -152,6 +153,10 @@ struct NzNs {
     uint64_t zone_invalid_writes;
     uint64_t reads, writes, appends;
     uint64_t blocks_read, blocks_written;
+
+    /* Migration (migrate.c): the stream's sizes of the extension data */
+    uint32_t mig_zde_bytes;
+    int32_t mig_nr_zones;
 };
 
 typedef enum NzReqState {
@@ -195,6 +200,11 @@ typedef struct NzReq {
     uint32_t dw0;
     uint32_t dw1;
     bool cid_held;              /* its CID is marked in cids[sqid] */
+    /* Migration (migrate.c): state, namespace, list and place in it */
+    uint8_t mig_state;
+    uint32_t mig_nsid;
+    uint8_t mig_list;
+    uint32_t mig_pos;
     QTAILQ_ENTRY(NzReq) link;   /* CQ waiting, parked, done lists */
 
     /* Kept from command to command (nz_req_alloc() zeroes up to here) */
@@ -365,7 +375,11 @@ struct NzCtrl {
     ZrVclockHold vclock;
     Notifier machine_done;
     QEMUBH *default_ns_bh;      /* hot plugged: the default namespace */
-    Error *migration_blocker;
+
+    /* Migration (migrate.c) */
+    uint32_t mig_aer[NZ_AERL + 1];  /* the outstanding AERs' contexts */
+    bool mig_loaded;                /* loaded; goes on when the VM runs */
+    VMChangeStateEntry *vmse;
 
     /* Counters */
     uint64_t admin_cmds;
@@ -383,6 +397,12 @@ static inline PCIDevice *nz_pci(NzCtrl *s)
 {
     return &s->parent_obj;
 }
+
+/* migrate.c */
+extern const VMStateDescription vmstate_nvme_zns;
+extern const VMStateDescription vmstate_nvme_zns_ns;
+void nz_migrate_init(NzCtrl *s);
+void nz_migrate_cleanup(NzCtrl *s);
 
 /* nvme-zns.c */
 uint32_t nz_ioq_count(NzCtrl *s);
@@ -432,6 +452,7 @@ void nz_irq_reset(NzCtrl *s);
 void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid);
 void nz_irq_update(NzCtrl *s);
 void nz_irq_cq_moved(NzCtrl *s, uint16_t qid);
+void nz_irq_post_load(NzCtrl *s);
 void nz_irq_work(NzCtrl *s);
 bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv);
 void nz_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
@@ -460,6 +481,7 @@ void nz_aer_event(NzCtrl *s, uint8_t type, uint8_t info, uint8_t log);
 void nz_aer_clear(NzCtrl *s, uint8_t type);
 void nz_admin_reset(NzCtrl *s);
 void nz_arb_apply(NzCtrl *s);
+void nz_arb_set_burst(NzCtrl *s);
 
 /* identify.c */
 uint16_t nz_identify(NzReq *r);

@@ -15,7 +15,6 @@
 #include "hw/qdev-properties.h"
 #include "hw/boards.h"
 #include "hw/pci/pci.h"
-#include "migration/blocker.h"
 #include "system/system.h"
 #include "hw/block/zoned-reorder/counters.h"
 #include "hw/block/zoned-reorder/service-props.h"
@@ -162,15 +161,7 @@ static void nz_realize(PCIDevice *pci, Error **errp)
 
     qbus_init(&s->bus, sizeof(s->bus), TYPE_NVME_ZNS_BUS, dev, dev->id);
 
-    error_setg(&s->migration_blocker,
-               "nvme-zns: migration is not supported yet");
-    if (migrate_add_blocker(&s->migration_blocker, errp) < 0) {
-        nz_work_cleanup(s);
-        zr_service_timer_cleanup(&s->sched);
-        nz_irq_cleanup(s);
-        zr_dispatch_cleanup(&s->dispatch);
-        return;
-    }
+    nz_migrate_init(s);
 
     s->machine_done.notify = nz_machine_done;
     if (!phase_check(PHASE_MACHINE_READY)) {
@@ -197,7 +188,7 @@ static void nz_exit(PCIDevice *pci)
         s->default_ns_bh = NULL;
     }
     nz_io_quiesce(s);
-    migrate_del_blocker(&s->migration_blocker);
+    nz_migrate_cleanup(s);
     zr_service_timer_cleanup(&s->sched);
     nz_work_cleanup(s);
     nz_irq_cleanup(s);
@@ -333,6 +324,7 @@ static void nz_class_init(ObjectClass *oc, void *data)
     pc->revision = 1;
     set_bit(DEVICE_CATEGORY_STORAGE, dc->categories);
     dc->desc = "NVMe controller with zoned namespaces and reorder policies";
+    dc->vmsd = &vmstate_nvme_zns;
     device_class_set_legacy_reset(dc, nz_reset);
     device_class_set_props(dc, nz_props);
 

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * qtests of nvme-zns across a migration (to a file, loaded by a new
+ * QEMU): commands at every stage of their life when the VM stops --
+ * fetched and pending in the dispatch engine, in their modelled service
+ * time, done with their CQE waiting for room in a full CQ, an outstanding
+ * Asynchronous Event Request -- all complete on the destination, in their
+ * order, none runs twice (no Zone Invalid Write), the data is where it
+ * was written; the counters, the queues and the policy come along.  A
+ * destination that does not match, or a damaged stream, is refused.
+ *
+ * Time only moves with clock_step, so what is in flight at the migration
+ * is exact.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bswap.h"
+#include "zr-scsi-helpers.h"
+#include "zr-nvme-helpers.h"
+
+#define DEV(props)      "-device nvme-zns,id=nz0,addr=04.0" props
+/* One write in service at a time, 1 ms each */
+#define SLOW            ",reorder=rr,lat-write-ns=1000000," \
+                        "xfer-write-ns-per-4k=0,max-parallel=1"
+
+static char *mig_args(const char *img, const char *queues)
+{
+    return g_strdup_printf("-drive if=none,id=d0,file=%s,format=raw "
+                           DEV(SLOW ",queues=%s")
+                           " -device nvme-zns-ns,bus=nz0,drive=d0",
+                           img, queues);
+}
+
+/*
+ * Let @ns of guest time pass in small steps: the service timer's BH and
+ * the file's I/O run on the main loop between qtest commands.
+ */
+static void run_for(Nzt *n, int64_t ns)
+{
+    int64_t t;
+
+    for (t = 0; t < ns; t += NZT_STEP_NS) {
+        nzt_step(n, NZT_STEP_NS);
+    }
+}
+
+/* Queue a one-block write of @fill at @lba from page @page of the data */
+static uint16_t queue_write(Nzt *n, uint16_t qid, uint64_t lba, int page,
+                            uint8_t fill)
+{
+    uint64_t buf = n->data + (uint64_t)page * 4096;
+    NvmeCmd cmd;
+
+    qtest_memset(n->qts, buf, fill, 4096);
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, lba, 1, buf, 0);
+    return nzt_queue(n, qid, &cmd);
+}
+
+/*
+ * Queue pair 2 again: SQ 2 of 16 entries completing into CQ 2 of 4 (room
+ * for three CQEs).  Poll with n->q[2].size = 4 once the commands are in.
+ */
+static void small_cq(Nzt *n)
+{
+    nzt_delete_q(n, 2, false);
+    nzt_delete_q(n, 2, true);
+    nzt_create_cq(n, 2, 4, n->q[2].cq, 0);
+    nzt_create_sq(n, 2, 16, n->q[2].sq, 2);
+    n->q[2] = (NztQueue) { .sq = n->q[2].sq, .cq = n->q[2].cq, .size = 16,
+                           .phase = true };
+}
+
+/*
+ * Six writes to zone 0 from SQ 2, whose CQ has room for three CQEs, an
+ * AER outstanding: at 4.5 ms three CQEs wait unread, the fourth write is
+ * done and its CQE waits for room, the fifth is in its service time and
+ * the sixth pending.  The destination finishes them in order.
+ */
+static void test_in_flight(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = mig_args(img, "2");
+    NvmeCmd aer = { .opcode = NVME_ADM_CMD_ASYNC_EV_REQ };
+    g_autofree char *policy = NULL;
+    uint16_t cid[6], aer_cid;
+    uint64_t starts, wp;
+    uint8_t buf[6 * 4096];
+    NvmeCqe cqe;
+    Nzt *n;
+    int i;
+
+    n = nzt_start(args, 2);
+    small_cq(n);
+    nzt_qom_set_str(n, "reorder", "none");
+    aer_cid = nzt_queue(n, 0, &aer);
+    nzt_ring(n, 0);
+    for (i = 0; i < 6; i++) {
+        cid[i] = queue_write(n, 2, i, i, 0x10 + i);
+    }
+    nzt_ring(n, 2);
+    n->q[2].size = 4;                       /* the CQ's, for polling */
+    run_for(n, 4500 * 1000);
+    starts = nzt_qom_u64(n, "starts");
+    g_assert_cmpuint(starts, ==, 5);
+
+    nzt_migrate(n, args);
+    g_assert_cmpuint(nzt_qom_u64(n, "starts"), ==, starts);
+    policy = nzt_qom_str(n, "reorder");
+    g_assert_cmpstr(policy, ==, "none");
+    for (i = 0; i < 6; i++) {
+        nzt_wait(n, 2, &cqe);
+        g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[i]);
+        g_assert_cmphex(NZT_SC(&cqe), ==, NVME_SUCCESS);
+    }
+    g_assert_cmpuint(nzt_qom_u64(n, "starts"), ==, 6);
+    g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 0);
+    g_assert_cmpuint(nzt_zone_state(n, 0, &wp), ==,
+                     NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    g_assert_cmpuint(wp, ==, 6);
+    g_assert_cmphex(nzt_read(n, 1, 0, 6, buf), ==, 0);
+    for (i = 0; i < 6; i++) {
+        g_assert_cmpuint(buf[i * 4096], ==, 0x10 + i);
+        g_assert_cmpuint(buf[i * 4096 + 4095], ==, 0x10 + i);
+    }
+    /* the AER is still outstanding: an error event completes it */
+    g_assert_false(nzt_poll(n, 0, &cqe));
+    nzt_wr(n, 0x1000 + 8 * 5, 1);           /* SQ 5 does not exist */
+    nzt_wait(n, 0, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, aer_cid);
+    g_assert_cmphex(le32_to_cpu(cqe.result) & 0xffff, ==,
+                    NVME_AER_TYPE_ERROR |
+                    NVME_AER_INFO_ERR_INVALID_DB_REGISTER << 8);
+    nzt_stop(n);
+    unlink(img);
+}
+
+/* A destination whose controller differs (queues=4) refuses the stream */
+static void test_mismatch(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = mig_args(img, "2");
+    g_autofree char *other = mig_args(img, "4");
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *dest = g_strdup_printf(
+        "%s-machine q35 -nodefaults %s -incoming defer", fw, other);
+    g_autofree char *path = NULL;
+    QTestState *to;
+    Nzt *n;
+    int fd;
+
+    n = nzt_start(args, 1);
+    g_assert_cmphex(nzt_write(n, 1, 0, 1, 0x5a), ==, 0);
+    fd = g_file_open_tmp("zr-nvme-mig-XXXXXX", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    zr_migrate_save(n->qts, path);
+    nzt_stop(n);
+    to = qtest_init(dest);
+    g_assert_false(zr_migrate_load(to, path));
+    qtest_quit(to);
+    unlink(path);
+    unlink(img);
+}
+
+/*
+ * Damaged streams (bits flipped in the controller's section, seeded):
+ * each is loaded or refused, the destination never crashes; some are
+ * refused.
+ */
+static void test_corrupt_stream(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = mig_args(img, "2");
+    g_autofree char *fw = zr_firmware_args();
+    g_autofree char *full = g_strdup_printf("%s-machine q35 -nodefaults %s",
+                                            fw, args);
+    g_autofree char *path = NULL;
+    Nzt *n;
+    int fd, i;
+
+    n = nzt_start(args, 2);
+    small_cq(n);
+    for (i = 0; i < 6; i++) {
+        queue_write(n, 2, i, i, 0x10 + i);
+    }
+    nzt_ring(n, 2);
+    run_for(n, 4500 * 1000);
+    fd = g_file_open_tmp("zr-nvme-stream-XXXXXX", &path, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    close(fd);
+    zr_migrate_save(n->qts, path);
+    nzt_stop(n);
+    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/nvme-zns", 16384,
+                                                full, 30, 12), >, 0);
+    unlink(path);
+    unlink(img);
+}
+
+int main(int argc, char **argv)
+{
+    g_test_init(&argc, &argv, NULL);
+    qtest_add_func("/nvme-zns/migrate/in-flight", test_in_flight);
+    qtest_add_func("/nvme-zns/migrate/mismatch", test_mismatch);
+    qtest_add_func("/nvme-zns/migrate/corrupt-stream", test_corrupt_stream);
+    return g_test_run();
+}
