@@ -130,16 +130,6 @@ void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits)
     ufs_zoned_irq_update(s);
 }
 
-/* MMIO handlers: what they make set is sent from the work BH. */
-void ufs_zoned_irq_mmio_begin(UfsZonedState *s)
-{
-    s->irq_in_mmio = true;
-}
-
-void ufs_zoned_irq_mmio_end(UfsZonedState *s)
-{
-    s->irq_in_mmio = false;
-}
 
 /* --- aggregation ------------------------------------------------------ */
 

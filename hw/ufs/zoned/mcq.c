@@ -116,12 +116,6 @@ static void ufs_zoned_mcq_guest_error(uint32_t q, const char *why)
     trace_ufs_zoned_err_mcq(q, why);
 }
 
-/* The CQs whose enabled CQIS event is set, one bit a CQ. */
-uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s)
-{
-    return s->cq_events;
-}
-
 /* CQ @q's CQIS or CQIE changed: its bit in cq_events follows them. */
 void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q)
 {

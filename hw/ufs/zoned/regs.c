@@ -21,12 +21,6 @@
 #define UFSZ_IS_MASK    (MAKE_64BIT_MASK(0, 13) | R_IS_HCFES_MASK | \
                          R_IS_SBFES_MASK | R_IS_CEFES_MASK | R_IS_CQES_MASK)
 
-/* IS as the host reads it: CQES follows the CQs' interrupt status. */
-uint32_t ufs_zoned_is(UfsZonedState *s)
-{
-    return s->reg.is | (ufs_zoned_mcq_cq_events(s) ? R_IS_CQES_MASK : 0);
-}
-
 /* Power-on values (UFSHCI 4.0 5.2, 5.3). */
 void ufs_zoned_regs_reset(UfsZonedState *s)
 {

@@ -349,7 +349,18 @@ void ufs_zoned_teardown_end(UfsZonedState *s);
 
 /* regs.c */
 extern const MemoryRegionOps ufs_zoned_mmio_ops;
-uint32_t ufs_zoned_is(UfsZonedState *s);
+
+/* mcq.c: the CQs whose enabled CQIS event is set, one bit a CQ */
+static inline uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s)
+{
+    return s->cq_events;
+}
+
+/* IS as the host reads it: CQES follows the CQs' interrupt status. */
+static inline uint32_t ufs_zoned_is(UfsZonedState *s)
+{
+    return s->reg.is | (ufs_zoned_mcq_cq_events(s) ? R_IS_CQES_MASK : 0);
+}
 
 /* irq.c */
 bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp);
@@ -359,8 +370,17 @@ void ufs_zoned_irq_post_load(UfsZonedState *s);
 bool ufs_zoned_irq_check_loaded(UfsZonedState *s, Error **errp);
 void ufs_zoned_irq_update(UfsZonedState *s);
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits);
-void ufs_zoned_irq_mmio_begin(UfsZonedState *s);
-void ufs_zoned_irq_mmio_end(UfsZonedState *s);
+
+/* MMIO handlers: what they make set is sent from the work BH (irq.c). */
+static inline void ufs_zoned_irq_mmio_begin(UfsZonedState *s)
+{
+    s->irq_in_mmio = true;
+}
+
+static inline void ufs_zoned_irq_mmio_end(UfsZonedState *s)
+{
+    s->irq_in_mmio = false;
+}
 void ufs_zoned_irq_completion(UfsZonedState *s, uint32_t idx, bool intr);
 void ufs_zoned_iacr_write(UfsZonedState *s, uint32_t idx, uint32_t val);
 uint32_t ufs_zoned_iacr_read(UfsZonedState *s, uint32_t idx);
@@ -408,7 +428,6 @@ void ufs_zoned_prdt_free(UfsZonedReq *req);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
-uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s);
 void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);

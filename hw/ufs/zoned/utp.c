@@ -323,7 +323,7 @@ static void ufs_zoned_rsp_header(UfsZonedReq *req, UtpUpiuRsp *rsp,
 /* SCSI RESPONSE UPIU (UFS 4.0 10.7.2) from status, sense and residual. */
 static void ufs_zoned_cmd_respond(UfsZonedReq *req)
 {
-    UtpUpiuRsp rsp;
+    UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
     uint16_t data_len = 0;
 
     ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_RESPONSE);
@@ -1097,7 +1097,7 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
 
 static void ufs_zoned_nop(UfsZonedReq *req)
 {
-    UtpUpiuRsp rsp;
+    UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
 
     trace_ufs_zoned_nop(req->slot, req->upiu.header.task_tag);
     ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_NOP_IN);
@@ -1106,7 +1106,7 @@ static void ufs_zoned_nop(UfsZonedReq *req)
 
 static void ufs_zoned_query_req(UfsZonedReq *req)
 {
-    UtpUpiuRsp rsp;
+    UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
     uint16_t data_len = 0;
 
     ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_QUERY_RSP);
