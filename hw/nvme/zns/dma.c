@@ -306,16 +306,22 @@ uint16_t nz_dma_in(NzCtrl *s, const NvmeCmd *cmd, void *buf, uint64_t len)
     return status;
 }
 
-/* Is [@addr, +@len) RAM the controller reaches directly (no bounce)? */
-static bool nz_dma_direct(AddressSpace *as, uint64_t addr, uint64_t len,
+/*
+ * Is [@addr, +@len) RAM the controller reaches directly (no bounce)?  The
+ * RAM ranges answer most; what they leave out is translated.
+ */
+static bool nz_dma_direct(NzCtrl *s, uint64_t addr, uint64_t len,
                           bool to_host)
 {
     hwaddr xlat, l = len;
     MemoryRegion *mr;
 
+    if (zr_dma_ram_contains(&s->ram, addr, len)) {
+        return true;
+    }
     RCU_READ_LOCK_GUARD();
-    mr = address_space_translate(as, addr, &xlat, &l, to_host,
-                                 MEMTXATTRS_UNSPECIFIED);
+    mr = address_space_translate(pci_get_address_space(nz_pci(s)), addr,
+                                 &xlat, &l, to_host, MEMTXATTRS_UNSPECIFIED);
     return l == len &&
            memory_access_is_direct(mr, to_host, MEMTXATTRS_UNSPECIFIED);
 }
@@ -334,7 +340,6 @@ static bool nz_dma_direct(AddressSpace *as, uint64_t addr, uint64_t len,
 bool nz_dma_map(NzCtrl *s, NzSegList *sg, bool to_host, NzDmaMap *map,
                 QEMUIOVector *qiov)
 {
-    AddressSpace *as = pci_get_address_space(nz_pci(s));
     DMADirection dir = to_host ? DMA_DIRECTION_FROM_DEVICE
                                : DMA_DIRECTION_TO_DEVICE;
     uint32_t i;
@@ -342,7 +347,7 @@ bool nz_dma_map(NzCtrl *s, NzSegList *sg, bool to_host, NzDmaMap *map,
     map->n = 0;
     for (i = 0; i < sg->n; i++) {
         if (sg->seg[i].bucket ||
-            !nz_dma_direct(as, sg->seg[i].addr, sg->seg[i].len, to_host)) {
+            !nz_dma_direct(s, sg->seg[i].addr, sg->seg[i].len, to_host)) {
             return false;
         }
     }

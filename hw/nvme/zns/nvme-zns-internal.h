@@ -35,6 +35,7 @@
 #include "block/nvme.h"
 #include "system/block-backend.h"
 #include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/dma-ram.h"
 #include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
@@ -354,6 +355,8 @@ struct NzCtrl {
     /* Namespaces (ns.c) */
     NzNs *ns[NZ_MAX_NS + 1];    /* by nsid */
     NzNs *default_ns_obj;
+
+    ZrDmaRam ram;               /* guest RAM the data may map (dma.c) */
 
     /* Commands */
     NzReq req[NZ_NR_REQS];

@@ -149,6 +149,7 @@ static void nz_realize(PCIDevice *pci, Error **errp)
     }
     zr_service_timer_init(&s->sched, &s->svc, &s->dispatch, &nz_service_ops,
                           s, &dev->mem_reentrancy_guard);
+    zr_dma_ram_init(&s->ram, pci_get_address_space(pci), "nvme-zns-ram");
     nz_work_init(s);
 
     /* Base 3.7.1 / PCI: class 01h, subclass 08h, programming interface 02h */
@@ -193,6 +194,7 @@ static void nz_exit(PCIDevice *pci)
     nz_work_cleanup(s);
     nz_irq_cleanup(s);
     nz_queues_cleanup(s);
+    zr_dma_ram_cleanup(&s->ram);
     zr_dispatch_cleanup(&s->dispatch);
 }
 
