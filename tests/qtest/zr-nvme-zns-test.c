@@ -492,6 +492,63 @@ static void test_zone_state_durable(void)
 }
 
 /*
+ * A controller reset (CC.EN 1 to 0) while a zone-state sync is on the
+ * drive (blkdebug holds its first table write): CSTS.RDY stays set until
+ * the sync has ended (Base 3.7.2: the reset completes once the backend
+ * I/O is over), the Flush that asked for it gets no CQE, and the
+ * controller comes up again with the zone state intact.
+ */
+static void test_zone_state_reset_sync(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *state = nzt_empty_file();
+    g_autofree char *args = g_strdup_printf(
+        "-drive if=none,id=d0,format=raw,file=%s "
+        "-drive if=none,id=zs0,format=raw,file.driver=blkdebug,"
+        "file.image.driver=file,file.image.filename=%s " DEV(FAST)
+        " -device nvme-zns-ns,bus=nz0,drive=d0,zone-state=zs0,id=ns1",
+        img, state);
+    NvmeCmd cmd = { .opcode = NVME_CMD_FLUSH };
+    uint64_t wp;
+    NvmeCqe cqe;
+    char *out;
+    int i;
+    Nzt *n = nzt_start(args, 1);
+
+    g_assert_cmphex(nzt_write(n, 1, ZONE, 2, 0x33), ==, 0);
+    out = qtest_hmp(n->qts, "qemu-io zs0 \"break write_aio A\"");
+    g_free(out);
+    cmd.nsid = cpu_to_le32(1);
+    nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    out = qtest_hmp(n->qts, "qemu-io zs0 \"wait_break A\"");
+    g_free(out);
+
+    nzt_wr(n, NVME_REG_CC, 0);
+    for (i = 0; i < 100; i++) {
+        nzt_step(n, NZT_STEP_NS);
+    }
+    /* the reset waits for the sync: still ready, no CQE for the Flush */
+    g_assert_cmphex(nzt_rd(n, NVME_REG_CSTS) & NVME_CSTS_READY, ==,
+                    NVME_CSTS_READY);
+    g_assert_false(nzt_poll(n, 1, &cqe));
+    out = qtest_hmp(n->qts, "qemu-io zs0 \"resume A\"");
+    g_free(out);
+    g_assert_true(nzt_disable(n));
+    g_assert_false(nzt_poll(n, 1, &cqe));
+
+    nzt_enable(n);
+    nzt_create_ioq(n, 1, NZT_QSIZE, 0);
+    g_assert_cmpuint(nzt_zone_state(n, ZONE, &wp), ==,
+                     NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    g_assert_cmpuint(wp, ==, ZONE + 2);
+    g_assert_cmphex(nzt_write(n, 1, ZONE + 2, 1, 0x34), ==, 0);
+    nzt_stop(n);
+    unlink(state);
+    unlink(img);
+}
+
+/*
  * A state drive that does not match is an error at realize, never a
  * silent re-format; zone-state-format=on formats it anew.
  */
@@ -1457,6 +1514,8 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-state/restart", test_zone_state_restart);
     qtest_add_func("/nvme-zns/zone-state/errors", test_zone_state_errors);
     qtest_add_func("/nvme-zns/zone-state/durable", test_zone_state_durable);
+    qtest_add_func("/nvme-zns/zone-state/reset-during-sync",
+                   test_zone_state_reset_sync);
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);
     qtest_add_func("/nvme-zns/order", test_order);
