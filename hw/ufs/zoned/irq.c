@@ -90,12 +90,27 @@ static void ufs_zoned_irq_send(UfsZonedState *s)
     }
 }
 
+/* INTx pin of the function as the PCI core has it */
+static bool ufs_zoned_intx_pin(UfsZonedState *s)
+{
+    return (s->parent_obj.irq_state >> pci_intx(&s->parent_obj)) & 1;
+}
+
 void ufs_zoned_irq_update(UfsZonedState *s)
 {
     uint32_t is, cqs;
     bool rise, level;
 
     ufs_zoned_irq_sources(s, &is, &cqs);
+    level = is || cqs;
+    /*
+     * Nothing set or cleared since the last look, and the line (if it is
+     * the way) already there: no message, no level to change, either way.
+     */
+    if (is == s->irq_is_last && cqs == s->irq_cq_last &&
+        level == s->intx_level && ufs_zoned_intx_pin(s) == level) {
+        return;
+    }
     rise = (is & ~s->irq_is_last) || (cqs & ~s->irq_cq_last);
     s->irq_is_last = is;
     s->irq_cq_last = cqs;
@@ -111,15 +126,13 @@ void ufs_zoned_irq_update(UfsZonedState *s)
         }
         return;
     }
-    level = is || cqs;
     if (level != s->intx_level) {
         s->intx_level = level;
         s->interrupts += level;
         trace_ufs_zoned_irq_intx(level, is, cqs);
     }
     /* pci_set_irq() does nothing more when the pin is at @level already */
-    if (((s->parent_obj.irq_state >> pci_intx(&s->parent_obj)) & 1) !=
-        level) {
+    if (ufs_zoned_intx_pin(s) != level) {
         pci_set_irq(&s->parent_obj, level);
     }
 }

@@ -308,8 +308,8 @@ void ufs_zoned_mcq_fetch(UfsZonedState *s)
     ufs_zoned_schedule(s);
 }
 
-/* Entries wait in a running SQ (the controller is not idle). */
-bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
+/* ufs_zoned_mcq_fetch_waiting() once some SQ may have entries */
+bool ufs_zoned_mcq_fetch_waiting_slow(UfsZonedState *s)
 {
     uint32_t q, bits;
 

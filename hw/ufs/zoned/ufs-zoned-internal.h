@@ -106,7 +106,6 @@ typedef struct UfsZonedReq {
     hwaddr rsp_addr;
     uint32_t rsp_len;
     uint32_t dd;                /* UTRD data direction */
-    UtpUpiuReq upiu;            /* the request UPIU as read */
     UfshcdSgEntry *prdt;        /* host-endian addr/size (bytes) */
     uint32_t prdt_n;
     uint64_t prdt_bytes;
@@ -132,6 +131,12 @@ typedef struct UfsZonedReq {
     bool stalled;               /* x-stall-*: never handed to its LU */
     bool mig_live;              /* migration: its SCSI request is at the LU */
     uint32_t mig_cq_pos;        /* migration: place in its CQ's waiting */
+    /*
+     * The request UPIU as read; last, so that a new command clears all but
+     * its query data, which the UPIU's DMA overwrites before any use
+     * (ufs_zoned_req_init()).
+     */
+    UtpUpiuReq upiu;
 } UfsZonedReq;
 
 /*
@@ -434,7 +439,13 @@ bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_mcq_req_free(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_mcq_fetch(UfsZonedState *s);
-bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s);
+bool ufs_zoned_mcq_fetch_waiting_slow(UfsZonedState *s);
+
+/* Entries wait in a running SQ (the controller is not idle). */
+static inline bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
+{
+    return s->sq_rung && ufs_zoned_mcq_fetch_waiting_slow(s);
+}
 void ufs_zoned_mcq_stop_all(UfsZonedState *s);
 void ufs_zoned_mcq_work(UfsZonedState *s);
 void ufs_zoned_mcq_select(UfsZonedState *s, uint32_t val);

@@ -1210,7 +1210,12 @@ UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
 {
     UfsZonedReq *req = &s->req[index];
 
-    memset(req, 0, sizeof(*req));
+    /* the UPIU is last, its query data last in it */
+    QEMU_BUILD_BUG_ON(sizeof(*req) - offsetof(UfsZonedReq, upiu) -
+                      sizeof(req->upiu) >= __alignof__(UfsZonedReq));
+    QEMU_BUILD_BUG_ON(offsetof(UtpUpiuReq, qr.data) +
+                      sizeof(req->upiu.qr.data) != sizeof(req->upiu));
+    memset(req, 0, offsetof(UfsZonedReq, upiu.qr.data));
     req->s = s;
     req->slot = index;
     req->sq = sq;
