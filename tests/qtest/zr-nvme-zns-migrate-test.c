@@ -163,9 +163,10 @@ static void test_mismatch(void)
 }
 
 /*
- * Damaged streams (bits flipped in the controller's section, seeded):
- * each is loaded or refused, the destination never crashes; some are
- * refused.
+ * Damaged streams (bits flipped in the controller's section, seeded: in
+ * its registers and queues, and in its commands at the section's end):
+ * each is loaded or refused, the destination never crashes (it runs on
+ * after a load); some are refused.
  */
 static void test_corrupt_stream(void)
 {
@@ -190,8 +191,13 @@ static void test_corrupt_stream(void)
     close(fd);
     zr_migrate_save(n->qts, path);
     nzt_stop(n);
-    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/nvme-zns", 16384,
-                                                full, 30, 12), >, 0);
+    /* the controller's first 16 KiB (registers, queues), then its end:
+     * the MSI-X table and the commands, up to the namespace's section */
+    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/nvme-zns", NULL,
+                                                16384, full, 30, 12), >, 0);
+    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/nvme-zns",
+                                                "nvme-zns-ns", 2048, full,
+                                                40, 13), >, 0);
     unlink(path);
     unlink(img);
 }

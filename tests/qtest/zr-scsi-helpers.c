@@ -498,15 +498,18 @@ bool zr_migrate_load(QTestState *to, const char *path)
 /*
  * A campaign of damaged streams: @runs copies of the saved stream @path,
  * each with one to four bits flipped (seeded: @seed) in the @window bytes
- * after the section @idstr (its instance and version ids skipped), loaded
+ * after the section @idstr (its instance and version ids skipped) or, with
+ * @until, the @window bytes of that section before the next @until (the
+ * end of a section, where its last fields are), loaded
  * into a new QEMU started with @args and -incoming defer.  Each one loads
  * (then runs on: cont and 20 ms of guest time) or is refused; the
  * destination never crashes.  Returns how many were refused.  A longer
  * campaign: ZR_STREAM_RUNS=N ZR_STREAM_SEED=S in the environment.
  */
 unsigned zr_corrupt_stream_campaign(const char *path, const char *idstr,
-                                    gsize window, const char *args,
-                                    unsigned runs, guint32 seed)
+                                    const char *until, gsize window,
+                                    const char *args, unsigned runs,
+                                    guint32 seed)
 {
     g_autofree char *dest = g_strdup_printf("%s -incoming defer", args);
     g_autofree char *bad = NULL;
@@ -530,6 +533,14 @@ unsigned zr_corrupt_stream_campaign(const char *path, const char *idstr,
     /* after the idstr, the instance and version ids */
     start = sec - orig + strlen(idstr) + 8;
     end = MIN(len, start + window);
+    if (until) {
+        const gchar *next = memmem(orig + start, len - start, until,
+                                   strlen(until));
+
+        g_assert_nonnull(next);
+        end = next - orig;
+        start = MAX(start, end > window ? end - window : 0);
+    }
     g_assert_cmpuint(start, <, end);
 
     for (i = 0; i < runs; i++) {

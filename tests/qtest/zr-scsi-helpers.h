@@ -144,8 +144,9 @@ void zr_migrate_save(QTestState *from, const char *path);
  */
 bool zr_migrate_load(QTestState *to, const char *path);
 unsigned zr_corrupt_stream_campaign(const char *path, const char *idstr,
-                                    gsize window, const char *args,
-                                    unsigned runs, guint32 seed);
+                                    const char *until, gsize window,
+                                    const char *args, unsigned runs,
+                                    guint32 seed);
 /* A new qcow2 image of @size bytes (QTEST_QEMU_IMG); the caller unlinks it */
 char *zr_make_qcow2(size_t size);
 void zr_scsi_migrate(ZrScsi *s, const char *fmt, ...) G_GNUC_PRINTF(2, 3);

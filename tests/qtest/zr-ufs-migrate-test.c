@@ -410,7 +410,7 @@ static void test_corrupt_stream(void)
     u = mcq_six_writes(props);
     zr_migrate_save(u->qts, path);
     ufs_stop(u);
-    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/ufs-zoned", 8192,
+    g_assert_cmpuint(zr_corrupt_stream_campaign(path, "/ufs-zoned", NULL, 8192,
                                                 args, 40, 11), >, 0);
     unlink(path);
 }

@@ -121,7 +121,12 @@ static uint16_t nz_io_range(NzReq *r, bool data, uint64_t max_bytes)
     return NVME_SUCCESS;
 }
 
-static uint16_t nz_io_check(NzReq *r)
+/*
+ * The checks of an I/O command before its data pointer (namespace,
+ * opcode, range, transfer size), which set r->ns, slba, nlb, buf_len and
+ * to_host; also what a migration's destination runs on a saved command.
+ */
+uint16_t nz_io_check_cmd(NzReq *r)
 {
     NzCtrl *s = r->s;
     uint32_t nsid = le32_to_cpu(r->cmd.nsid);
@@ -171,10 +176,37 @@ static uint16_t nz_io_check(NzReq *r)
                       "0x%02x\n", r->cmd.opcode);
         return NVME_INVALID_OPCODE | NVME_DNR;
     }
+    return status;
+}
+
+static uint16_t nz_io_check(NzReq *r)
+{
+    uint16_t status = nz_io_check_cmd(r);
+
     if (!nz_status_ok(status) || !r->buf_len) {
         return status;
     }
-    return nz_map_dptr(s, &r->cmd, r->buf_len, r->to_host, &r->sg);
+    return nz_map_dptr(r->s, &r->cmd, r->buf_len, r->to_host, &r->sg);
+}
+
+/*
+ * The dispatch engine's view of @r, from the checked command (submit; a
+ * migration's load, which keeps the engine's own state: seq, start and
+ * completion times)
+ */
+void nz_io_zr_derive(NzReq *r)
+{
+    ZrOp op = nz_io_op(r->cmd.opcode);
+
+    r->zr.tag = r->idx;
+    r->zr.queue = r->sqid - 1;
+    r->zr.op = op;
+    r->zr.lba = r->ns ? (uint64_t)r->ns->nsid << NZ_LBA_SHIFT | r->slba : 0;
+    r->zr.len = r->nlb;
+    r->zr.opaque = r;
+    r->zr.xfer_bytes = r->buf_len;
+    r->zr.xfer_set = true;
+    r->zr.zone_untracked = op != ZR_OP_WRITE && op != ZR_OP_APPEND;
 }
 
 void nz_io_submit(NzReq *r)
@@ -192,9 +224,7 @@ void nz_io_submit(NzReq *r)
         lba = (uint64_t)r->ns->nsid << NZ_LBA_SHIFT | r->slba;
     }
     zr_cmd_init(&r->zr, r->idx, r->sqid - 1, op, lba, r->nlb, r);
-    r->zr.xfer_bytes = r->buf_len;
-    r->zr.xfer_set = true;
-    r->zr.zone_untracked = op != ZR_OP_WRITE && op != ZR_OP_APPEND;
+    nz_io_zr_derive(r);
     r->state = NZ_REQ_WAIT;
     trace_nvme_zns_io(r->sqid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,
                       r->ns ? r->ns->nsid : 0, r->slba, r->nlb);
@@ -682,8 +712,13 @@ void nz_io_reset(NzCtrl *s)
             continue;
         }
         nz_req_cancel(r);
-        if (r->on_finishing || (r->state == NZ_REQ_RUN && !r->io_done)) {
+        if (r->state == NZ_REQ_RUN && !r->io_done) {
             continue;
+        }
+        if (r->on_finishing) {
+            /* its I/O ended: nothing left to wait for */
+            QTAILQ_REMOVE(&s->finishing, r, link);
+            r->on_finishing = false;
         }
         if (r->zio_used) {
             zr_zone_write_forget(&r->ns->zones, &r->zio);

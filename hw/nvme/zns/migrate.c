@@ -24,11 +24,15 @@
  * Each namespace (its own device on the controller's bus) moves its zone
  * model, zone descriptor extensions, Changed Zone List and counters.
  *
- * The block layer drains the drives before the devices are saved, so no
- * backend I/O is in flight; a save that finds some anyway, or a reset or
- * shutdown under way, is refused (-EBUSY), never made half.  The stream
- * is input not trusted: every index, count and state is checked on load,
- * and what does not fit fails the load with nothing left linked.
+ * While the VM is stopped the controller holds its work (it fetches,
+ * starts and posts nothing), and the block layer drains the drives before
+ * the devices are saved, so no backend I/O is in flight; a save that
+ * finds some anyway is refused (-EBUSY), never made half.  A controller
+ * reset under way ends at the save; a shutdown under way goes on on the
+ * destination.  The stream is input not trusted: every index, count and
+ * state is checked on load (each command as its submission checked it),
+ * and what does not fit fails the load with nothing left linked; the
+ * controller then stays inert until a reset.
  */
 
 #include "qemu/osdep.h"
@@ -224,9 +228,18 @@ static int nz_pre_save(void *opaque)
     uint32_t i, pos = 0;
     NzReq *r;
 
-    if (s->resetting || s->shutting_down || s->work.running) {
+    if (s->work.running) {
+        error_report("nvme-zns: cannot migrate from inside its own work");
+        return -EBUSY;
+    }
+    /*
+     * A controller reset under way only waited for backend I/O, which the
+     * stop drained: it ends here (no guest memory access), the commands
+     * it ends with it.
+     */
+    if (s->resetting && !nz_reset_finish(s)) {
         error_report("nvme-zns: cannot migrate in the middle of a "
-                     "controller reset or shutdown");
+                     "controller reset with backend I/O in flight");
         return -EBUSY;
     }
     if (s->in_flight_io || !QTAILQ_EMPTY(&s->orphan_wait)) {
@@ -296,6 +309,8 @@ static int nz_pre_load(void *opaque)
     NzCtrl *s = opaque;
 
     s->mig_loaded = false;
+    /* until post_load accepts what came, the controller stays inert */
+    s->mig_bad = true;
     return 0;
 }
 
@@ -351,15 +366,80 @@ static bool nz_mig_queues_ok(NzCtrl *s, Error **errp)
         }
     }
     if (s->nr_aer > NZ_AERL + 1 || s->nr_events > NZ_MAX_EVENTS ||
-        s->start_log_n > NZ_START_LOG || s->page_size != NZ_PAGE) {
+        s->start_log_n > NZ_START_LOG) {
         error_setg(errp, "saved counts out of range");
+        return false;
+    }
+    for (i = 0; i < s->nr_events; i++) {
+        if (s->events[i].type > NVME_AER_TYPE_VENDOR_SPECIFIC) {
+            error_setg(errp, "saved event %u of type %u", i,
+                       s->events[i].type);
+            return false;
+        }
+    }
+    /* CC.MPS within CAP.MPSMIN..MPSMAX (4 KiB to 64 KiB) */
+    if (s->page_size < NZ_PAGE || s->page_size > NZ_PAGE << 4 ||
+        !is_power_of_2(s->page_size) ||
+        ((s->csts & NVME_CSTS_READY) &&
+         s->page_size != NZ_PAGE << NVME_CC_MPS(s->cc))) {
+        error_setg(errp, "saved memory page size %u", s->page_size);
         return false;
     }
     return true;
 }
 
+/*
+ * An I/O command waiting to start or started: what its submission checked
+ * (namespace, opcode, range, transfer size) must hold of the saved command
+ * and agree with the saved fields, and its data segments must cover its
+ * transfer; the engine's view of it is derived again from the command.
+ */
+static bool nz_mig_io_ok(NzReq *r)
+{
+    NzReq t;
+    uint64_t bytes = 0;
+    uint32_t i;
+
+    memcpy(&t, r, offsetof(NzReq, map));
+    t.ns = NULL;
+    t.slba = 0;
+    t.nlb = 0;
+    t.buf_len = 0;
+    t.to_host = false;
+    if (!nz_status_ok(nz_io_check_cmd(&t)) || t.ns != r->ns ||
+        t.slba != r->slba || t.nlb != r->nlb || t.buf_len != r->buf_len ||
+        t.to_host != r->to_host) {
+        return false;
+    }
+    for (i = 0; i < r->sg.n; i++) {
+        if (r->sg.seg[i].bucket && !r->to_host) {
+            return false;
+        }
+        bytes += r->sg.seg[i].len;
+    }
+    if (bytes < r->buf_len) {
+        return false;
+    }
+    nz_io_zr_derive(r);
+    return true;
+}
+
+/* A parked Delete I/O SQ: of a valid SQ being deleted, one per SQ */
+static bool nz_mig_delete_ok(NzCtrl *s, NzReq *r, unsigned long *seen)
+{
+    uint32_t qid = le32_to_cpu(r->cmd.cdw10) & 0xffff;
+
+    if (!qid || qid > s->nr_ioq || !s->sq[qid].valid ||
+        !s->sq[qid].deleting || test_bit(qid, seen)) {
+        return false;
+    }
+    set_bit(qid, seen);
+    return true;
+}
+
 /* Whether loaded context @r can be what it says it is */
-static bool nz_mig_req_ok(NzCtrl *s, NzReq *r, Error **errp)
+static bool nz_mig_req_ok(NzCtrl *s, NzReq *r, unsigned long *deleting,
+                          Error **errp)
 {
     NzSq *sq = r->sqid < NZ_NR_Q ? &s->sq[r->sqid] : NULL;
     bool admin = r->idx >= NZ_IO_REQS;
@@ -379,14 +459,16 @@ static bool nz_mig_req_ok(NzCtrl *s, NzReq *r, Error **errp)
     }
     switch (r->mig_state) {
     case NZ_REQ_WAIT:
-        if (admin || r->zr.state != ZR_CMD_PENDING || r->mig_list) {
+        if (admin || r->zr.state != ZR_CMD_PENDING || r->mig_list ||
+            !nz_mig_io_ok(r)) {
             goto bad;
         }
         break;
     case NZ_REQ_RUN:
         if (admin || !started || !r->io_done ||
             (r->mig_list && r->mig_list != NZ_MIG_LIST_FINISHING) ||
-            (r->mig_list == NZ_MIG_LIST_FINISHING) != r->svc_done) {
+            (r->mig_list == NZ_MIG_LIST_FINISHING) != r->svc_done ||
+            !nz_mig_io_ok(r)) {
             goto bad;
         }
         break;
@@ -400,7 +482,8 @@ static bool nz_mig_req_ok(NzCtrl *s, NzReq *r, Error **errp)
     case NZ_REQ_PARKED:
         if (!admin || r->mig_list != NZ_MIG_LIST_PARKED ||
             (r->cmd.opcode != NVME_ADM_CMD_ASYNC_EV_REQ &&
-             r->cmd.opcode != NVME_ADM_CMD_DELETE_SQ)) {
+             (r->cmd.opcode != NVME_ADM_CMD_DELETE_SQ ||
+              !nz_mig_delete_ok(s, r, deleting)))) {
             goto bad;
         }
         break;
@@ -466,7 +549,7 @@ static bool nz_mig_derive(NzCtrl *s, Error **errp)
     for (i = 0; i < NZ_NR_Q; i++) {
         if (s->sq[i].valid && s->sq[i].in_ctrl != in_ctrl[i]) {
             error_setg(errp, "SQ %u: %u commands saved, %u counted", i,
-                       in_ctrl[i], s->sq[i].in_ctrl);
+                       s->sq[i].in_ctrl, in_ctrl[i]);
             return false;
         }
         nz_irq_cq_moved(s, i);
@@ -478,8 +561,13 @@ static int nz_post_load(void *opaque, int version_id)
 {
     NzCtrl *s = opaque;
     NzReq *started[NZ_NR_REQS], *listed[NZ_NR_REQS];
-    uint32_t i, nr_started = 0, nr_listed = 0;
+    DECLARE_BITMAP(deleting, NZ_NR_Q);
+    DECLARE_BITMAP(aer_seen, NZ_NR_REQS);
+    uint32_t i, nr_started = 0, nr_listed = 0, nr_aer_parked = 0;
     Error *err = NULL;
+
+    bitmap_zero(deleting, NZ_NR_Q);
+    bitmap_zero(aer_seen, NZ_NR_REQS);
 
     /* the contexts' own states were loaded as mig_state */
     s->io_reqs_busy = 0;
@@ -497,9 +585,11 @@ static int nz_post_load(void *opaque, int version_id)
         if (r->state == NZ_REQ_FREE) {
             continue;
         }
-        if (!nz_mig_req_ok(s, r, &err)) {
+        if (!nz_mig_req_ok(s, r, deleting, &err)) {
             goto fail;
         }
+        nr_aer_parked += r->mig_state == NZ_REQ_PARKED &&
+                         r->cmd.opcode == NVME_ADM_CMD_ASYNC_EV_REQ;
         r->state = r->mig_state;
         r->zr.opaque = r;
         r->on_finishing = r->mig_list == NZ_MIG_LIST_FINISHING;
@@ -552,16 +642,26 @@ static int nz_post_load(void *opaque, int version_id)
             break;
         }
     }
+    /* each outstanding AER once, and every parked AER among them */
+    if (nr_aer_parked != s->nr_aer) {
+        error_setg(&err, "%u AERs saved, %u parked", s->nr_aer,
+                   nr_aer_parked);
+        goto fail;
+    }
     for (i = 0; i <= NZ_AERL; i++) {
         uint32_t idx = s->mig_aer[i];
 
         if ((i < s->nr_aer) != (idx != NZ_MIG_NO_AER) ||
             (idx != NZ_MIG_NO_AER &&
              (idx < NZ_IO_REQS || idx >= NZ_NR_REQS ||
+              test_bit(idx, aer_seen) ||
               s->req[idx].state != NZ_REQ_PARKED ||
               s->req[idx].cmd.opcode != NVME_ADM_CMD_ASYNC_EV_REQ))) {
             error_setg(&err, "saved AER %u does not fit", i);
             goto fail;
+        }
+        if (idx != NZ_MIG_NO_AER) {
+            set_bit(idx, aer_seen);
         }
         s->aer[i] = idx == NZ_MIG_NO_AER ? NULL : &s->req[idx];
     }
@@ -569,6 +669,7 @@ static int nz_post_load(void *opaque, int version_id)
     nz_arb_set_burst(s);
     nz_irq_post_load(s);
     s->mig_loaded = true;
+    s->mig_bad = false;
     trace_nvme_zns_mig_loaded(nr_started,
                               zr_dispatch_nr_pending(&s->dispatch),
                               nr_listed);
@@ -581,21 +682,42 @@ fail:
     return -EINVAL;
 }
 
-/* The VM runs on the destination: the work the stream brought goes on */
+static void nz_vm_stop(NzCtrl *s)
+{
+    if (!s->vm_stopped) {
+        s->vm_stopped = true;
+        zr_service_timer_hold(&s->sched);
+    }
+}
+
+/*
+ * The VM stops: the controller holds its work (work.c) and its service
+ * model, before the namespaces' handlers drain the drives (a qdev handler
+ * of the controller's depth runs before their priority-0 ones on a stop).
+ * It runs: the work goes on, the stream's too after a load.
+ */
 static void nz_vm_state(void *opaque, bool running, RunState state)
 {
     NzCtrl *s = opaque;
 
-    if (running && s->mig_loaded) {
-        s->mig_loaded = false;
-        nz_schedule(s);
-        zr_service_timer_kick(&s->sched);
+    if (!running) {
+        nz_vm_stop(s);
+        return;
     }
+    s->mig_loaded = false;
+    if (s->vm_stopped) {
+        s->vm_stopped = false;
+        zr_service_timer_release(&s->sched);
+    }
+    nz_schedule(s);
 }
 
 void nz_migrate_init(NzCtrl *s)
 {
     s->vmse = qdev_add_vm_change_state_handler(DEVICE(s), nz_vm_state, s);
+    if (!runstate_is_running()) {
+        nz_vm_stop(s);
+    }
 }
 
 void nz_migrate_cleanup(NzCtrl *s)
@@ -695,22 +817,10 @@ static const VMStateDescription vmstate_nz_err = {
     },
 };
 
-static bool nz_msix_needed(void *opaque)
+static bool nz_msix_test(void *opaque, int version_id)
 {
     return msix_present(nz_pci(opaque));
 }
-
-/* The MSI-X table and PBA (BAR 4) */
-static const VMStateDescription vmstate_nz_msix = {
-    .name = "nvme-zns/msix",
-    .version_id = 1,
-    .minimum_version_id = 1,
-    .needed = nz_msix_needed,
-    .fields = (const VMStateField[]) {
-        VMSTATE_MSIX(parent_obj, NzCtrl),
-        VMSTATE_END_OF_LIST()
-    },
-};
 
 const VMStateDescription vmstate_nvme_zns = {
     .name = TYPE_NVME_ZNS,
@@ -731,6 +841,7 @@ const VMStateDescription vmstate_nvme_zns = {
         VMSTATE_UINT64(asq, NzCtrl),
         VMSTATE_UINT64(acq, NzCtrl),
         VMSTATE_BOOL(enabling, NzCtrl),
+        VMSTATE_BOOL(shutting_down, NzCtrl),
         VMSTATE_UINT32(page_size, NzCtrl),
         VMSTATE_STRUCT_ARRAY(sq, NzCtrl, NZ_NR_Q, 1, vmstate_nz_sq, NzSq),
         VMSTATE_STRUCT_ARRAY(cq, NzCtrl, NZ_NR_Q, 1, vmstate_nz_cq, NzCq),
@@ -780,6 +891,8 @@ const VMStateDescription vmstate_nvme_zns = {
         VMSTATE_UINT32(start_log_n, NzCtrl),
         VMSTATE_STRUCT(dispatch, NzCtrl, 1, vmstate_zr_dispatch, ZrDispatch),
         VMSTATE_STRUCT(svc, NzCtrl, 1, vmstate_zr_service, ZrService),
+        /* the MSI-X table and PBA (BAR 4), before post_load checks all */
+        VMSTATE_MSIX_TEST(parent_obj, NzCtrl, nz_msix_test),
         /* last: they go back on the dispatch engine's lists */
         {
             .name = "req",
@@ -790,10 +903,6 @@ const VMStateDescription vmstate_nvme_zns = {
             .offset = offsetof(NzCtrl, req),
         },
         VMSTATE_END_OF_LIST()
-    },
-    .subsections = (const VMStateDescription * const []) {
-        &vmstate_nz_msix,
-        NULL
     },
 };
 

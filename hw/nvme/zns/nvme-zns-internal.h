@@ -382,6 +382,8 @@ struct NzCtrl {
     /* Migration (migrate.c) */
     uint32_t mig_aer[NZ_AERL + 1];  /* the outstanding AERs' contexts */
     bool mig_loaded;                /* loaded; goes on when the VM runs */
+    bool mig_bad;                   /* a load failed: inert until reset */
+    bool vm_stopped;                /* no work while the VM is stopped */
     VMChangeStateEntry *vmse;
 
     /* Counters */
@@ -427,6 +429,7 @@ void nz_schedule(NzCtrl *s);
 extern const MemoryRegionOps nz_mmio_ops;
 void nz_regs_reset(NzCtrl *s);
 void nz_regs_work(NzCtrl *s);
+bool nz_reset_finish(NzCtrl *s);
 
 /* queues.c */
 void nz_queues_reset(NzCtrl *s);
@@ -496,6 +499,8 @@ void nz_log_error(NzCtrl *s, NzReq *r, uint16_t status);
 /* io.c */
 extern const ZrServiceOps nz_service_ops;
 void nz_io_submit(NzReq *r);
+uint16_t nz_io_check_cmd(NzReq *r);
+void nz_io_zr_derive(NzReq *r);
 void nz_io_reset(NzCtrl *s);
 void nz_io_quiesce(NzCtrl *s);
 void nz_io_cancel_sq(NzCtrl *s, uint16_t sqid);

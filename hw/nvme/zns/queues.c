@@ -38,6 +38,9 @@ void nz_queues_reset(NzCtrl *s)
         NzReq *r = &s->req[i];
 
         nz_seglist_free(&r->sg);
+        if (r->map.n) {
+            nz_dma_unmap(s, &r->map, r->to_host, r->to_host);
+        }
         g_free(r->map.iov);
         r->map = (NzDmaMap) { 0 };
         g_free(r->buf);

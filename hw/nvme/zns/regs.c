@@ -44,6 +44,7 @@ void nz_regs_reset(NzCtrl *s)
     s->resetting = false;
     s->shutting_down = false;
     s->page_size = NZ_PAGE;
+    s->mig_bad = false;
     nz_queues_reset(s);
     nz_admin_reset(s);
     nz_irq_reset(s);
@@ -121,6 +122,11 @@ static void nz_mmio_write(void *opaque, hwaddr addr, uint64_t val,
     NzCtrl *s = opaque;
 
     trace_nvme_zns_mmio_write(addr, val, size);
+    if (s->mig_bad) {
+        qemu_log_mask(LOG_GUEST_ERROR, "nvme-zns: the controller's state was "
+                      "lost in a failed load; ignored until a reset\n");
+        return;
+    }
     if (addr >= NZ_DB_BASE) {
         uint32_t n = (addr - NZ_DB_BASE) / 4;
 
@@ -256,7 +262,8 @@ static void nz_enable(NzCtrl *s)
 /* Any backend I/O, started command or pending CQE left? */
 static bool nz_busy(NzCtrl *s)
 {
-    return s->nr_cq_waiting || s->in_flight_io || zr_dispatch_nr_in_flight(&s->dispatch) ||
+    return s->nr_cq_waiting || s->in_flight_io ||
+           zr_dispatch_nr_in_flight(&s->dispatch) ||
            zr_dispatch_nr_pending(&s->dispatch) || !QTAILQ_EMPTY(&s->done) ||
            !QTAILQ_EMPTY(&s->finishing) || !QTAILQ_EMPTY(&s->orphan_wait);
 }
@@ -285,22 +292,31 @@ static void nz_shutdown(NzCtrl *s)
     trace_nvme_zns_shutdown_complete();
 }
 
+/*
+ * Base 3.7.2: a controller reset ends all commands, no CQEs; it is over
+ * once no backend I/O is left (false: not yet).  No guest memory access.
+ */
+bool nz_reset_finish(NzCtrl *s)
+{
+    nz_io_reset(s);
+    if (s->in_flight_io) {
+        return false;   /* the last backend completion schedules us */
+    }
+    s->resetting = false;
+    s->shutting_down = false;
+    s->resets++;
+    nz_queues_reset(s);
+    nz_admin_reset(s);
+    nz_irq_reset(s);
+    s->csts &= CSTS_SHST_MASK << CSTS_SHST_SHIFT;
+    trace_nvme_zns_reset_done(s->resets);
+    return true;
+}
+
 void nz_regs_work(NzCtrl *s)
 {
-    if (s->resetting) {
-        /* Base 3.7.2: a controller reset ends all commands, no CQEs */
-        nz_io_reset(s);
-        if (s->in_flight_io) {
-            return;     /* the last backend completion schedules us */
-        }
-        s->resetting = false;
-        s->shutting_down = false;
-        s->resets++;
-        nz_queues_reset(s);
-        nz_admin_reset(s);
-        nz_irq_reset(s);
-        s->csts &= CSTS_SHST_MASK << CSTS_SHST_SHIFT;
-        trace_nvme_zns_reset_done(s->resets);
+    if (s->resetting && !nz_reset_finish(s)) {
+        return;
     }
     if (s->enabling && NVME_CC_EN(s->cc)) {
         nz_enable(s);

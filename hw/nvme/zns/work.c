@@ -28,6 +28,9 @@ static void nz_work_pass(void *opaque)
 {
     NzCtrl *s = opaque;
 
+    if (s->mig_bad) {
+        return;     /* a failed load: nothing until a reset */
+    }
     /* what completes before nz_post_done() is posted in this pass */
     s->post_ahead = true;
     nz_regs_work(s);
@@ -69,10 +72,21 @@ static bool nz_host_busy(void *opaque)
     return false;
 }
 
+/*
+ * While the VM is stopped the controller does nothing: it fetches no
+ * command, starts none and posts no CQE (migrate.c holds it), so the
+ * drains of a stop, a savevm or a migration find it still; backend I/O
+ * already issued ends as it does.
+ */
+static bool nz_work_held(void *opaque)
+{
+    return ((NzCtrl *)opaque)->vm_stopped;
+}
+
 void nz_work_init(NzCtrl *s)
 {
-    zr_work_init(&s->work, DEVICE(s), nz_work_pass, NULL, s, &s->sched,
-                 &s->vclock);
+    zr_work_init(&s->work, DEVICE(s), nz_work_pass, nz_work_held, s,
+                 &s->sched, &s->vclock);
     zr_vclock_hold_init(&s->vclock, nz_host_busy, s);
     zr_work_service_hooks(&s->work);
 }
