@@ -19,7 +19,8 @@
 # the destination wrote (its first sync after the migration).
 #
 #   tests/guest/test-zone-migrate.sh [run-guest options]
-#   ZR_ONLY=running|enospc|ufs-mcq|ufs-legacy|nvme-zns tests/guest/test-zone-migrate.sh
+#   ZR_ONLY=running|enospc|ufs-mcq|ufs-legacy|nvme-zns|nvme-zns-live \
+#       tests/guest/test-zone-migrate.sh
 #                                                   # one scenario
 #
 # Output is TAP (the destination's and the cold boot's guest checks, then
@@ -88,14 +89,17 @@ status() {
 # ZR-MIGRATE-NOW (so that the migration surely finds them there),
 # migrates it, and resumes it on the destination.  nvme-zns: the same
 # with the disk a namespace of an nvme-zns controller (its zone state on
-# the same zone-state drive), reorder=rr across its I/O queues.
+# the same zone-state drive), reorder=rr across its I/O queues; and
+# nvme-zns-live: the same migrated while it runs, as in running (the
+# controller holds its work from the stop on, so what it has fetched
+# travels).
 scenario() {
     local name=$1 d=$logdir/$1 line out saved i st runner
     local -a src devs params=()
     case $name in
-    nvme-zns) devs=("${drives[@]}" -device "nvme-zns,id=nz0,reorder=rr,$ufs_lat"
-                    -device "nvme-zns-ns,bus=nz0,drive=zbc0,zone-state=zs0,zone-size=4M")
-              params=(--param dev=nvme0n1) ;;
+    nvme-zns*) devs=("${drives[@]}" -device "nvme-zns,id=nz0,reorder=rr,$ufs_lat"
+                     -device "nvme-zns-ns,bus=nz0,drive=zbc0,zone-state=zs0,zone-size=4M")
+               params=(--param dev=nvme0n1) ;;
     ufs-mcq) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=mcq,reorder=rr,$ufs_lat"
                    -device "scsi-zbc,bus=ufs0.0,lun=0,$lu") ;;
     ufs-legacy) devs=("${drives[@]}" -device "ufs-zoned,id=ufs0,mode=legacy,$ufs_lat"
@@ -115,6 +119,10 @@ scenario() {
         # after ZR-MIGRATE-NOW take 3 s, so the migration starts while fio
         # runs however fast the guest is (a fast guest finished first).
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback,throttling.bps-write=4194304") ;;
+    nvme-zns-live)
+        # 1 MiB/s: 12 s, so that the live migration of the busy VM (its
+        # RAM sent while the guest runs) ends while fio still writes.
+        src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback,throttling.bps-write=1048576") ;;
     ufs-*|nvme-zns)
         src=(-drive "file=$img,if=none,id=zbc0,format=raw,cache=writeback") ;;
     enospc)
@@ -158,7 +166,9 @@ scenario() {
         sed "s/ - / - $name: source: /" || true
     [ "$(grep -aE '^not ok [0-9]+ - ' "$d/source/run-guest.out" | grep -vc ' 999 - ')" = 0 ] || rc=1
     saved=$(grep -c 'zbc_mig_save' "$d/source/qemu.stderr" || true)
-    if [ $name = nvme-zns ]; then
+    if [ $name = nvme-zns-live ]; then
+        echo "# host: $name: $(grep -c 'nvme_zns_mig_save_req' "$d/source/qemu.stderr" || true) controller command(s) in flight travelled with the live migration"
+    elif [ $name = nvme-zns ]; then
         saved=$(grep -c 'nvme_zns_mig_save_req' "$d/source/qemu.stderr" || true)
         tap "$([ "$saved" -gt 0 ] && echo 1)" "$name: the controller's commands in flight travelled with the migration ($saved: $(sed -n 's/.*nvme_zns_mig_save_req.* state \([0-9]*\) list \([0-9]*\).*/state \1 list \2/p' "$d/source/qemu.stderr" | sort | uniq -c | awk '{ printf "%s%s: %s", s, $1, substr($0, index($0, $2)); s = "; " }'))"
     elif [ $name = enospc ]; then
@@ -214,7 +224,7 @@ drives=(
     -drive "file=$state,if=none,id=zs0,format=raw,cache=writeback"
 )
 mkdir -p "$logdir"
-for name in ${ZR_ONLY:-running enospc ufs-mcq ufs-legacy nvme-zns}; do
+for name in ${ZR_ONLY:-running enospc ufs-mcq ufs-legacy nvme-zns nvme-zns-live}; do
     scenario "$name"
 done
 rm -f "$img" "$state"

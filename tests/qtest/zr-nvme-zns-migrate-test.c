@@ -134,6 +134,62 @@ static void test_in_flight(void)
     unlink(img);
 }
 
+/*
+ * The VM stops while a write's backend I/O waits (the drive's throttle
+ * holds it; the stop's drain lets it through) after its service time is
+ * over: the controller holds its work while stopped, so the write, once
+ * its I/O ends, waits on the finishing list with its CQE not posted, and
+ * travels so; the destination posts it.
+ */
+static void test_stopped_finishing(void)
+{
+    g_autofree char *img = nzt_image(64);
+    g_autofree char *args = g_strdup_printf(
+        "-drive if=none,id=d0,format=raw,file=%s,"
+        "throttling.bps-write=4096 "
+        DEV(",lat-write-ns=0,xfer-write-ns-per-4k=0")
+        " -device nvme-zns-ns,bus=nz0,drive=d0", img);
+    uint8_t buf[2 * 4096];
+    uint16_t cid[2];
+    NvmeCqe cqe;
+    Nzt *n;
+    int i;
+
+    n = nzt_start(args, 1);
+    cid[0] = queue_write(n, 1, 0, 0, 0x5a);
+    cid[1] = queue_write(n, 1, 1, 1, 0x5b);
+    nzt_ring(n, 1);
+    /* the first write goes through, the throttle holds the second */
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[0]);
+    for (i = 0; i < 10; i++) {
+        nzt_step(n, NZT_STEP_NS);
+    }
+    g_assert_false(nzt_poll(n, 1, &cqe));
+    qtest_qmp_assert_success(n->qts, "{ 'execute': 'stop' }");
+    for (i = 0; i < 10; i++) {
+        nzt_step(n, NZT_STEP_NS);
+    }
+    /* stopped: its I/O ended in the stop's drain, no CQE */
+    g_assert_false(nzt_poll(n, 1, &cqe));
+
+    nzt_migrate(n, args);
+    /* the destination stands stopped as the source was, until cont */
+    for (i = 0; i < 10; i++) {
+        nzt_step(n, NZT_STEP_NS);
+    }
+    g_assert_false(nzt_poll(n, 1, &cqe));
+    qtest_qmp_assert_success(n->qts, "{ 'execute': 'cont' }");
+    nzt_wait(n, 1, &cqe);
+    g_assert_cmpuint(le16_to_cpu(cqe.cid), ==, cid[1]);
+    g_assert_cmphex(NZT_SC(&cqe), ==, NVME_SUCCESS);
+    g_assert_cmphex(nzt_read(n, 1, 0, 2, buf), ==, 0);
+    g_assert_cmpuint(buf[0], ==, 0x5a);
+    g_assert_cmpuint(buf[4096], ==, 0x5b);
+    nzt_stop(n);
+    unlink(img);
+}
+
 /* A destination whose controller differs (queues=4) refuses the stream */
 static void test_mismatch(void)
 {
@@ -206,6 +262,8 @@ int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/nvme-zns/migrate/in-flight", test_in_flight);
+    qtest_add_func("/nvme-zns/migrate/stopped-finishing",
+                   test_stopped_finishing);
     qtest_add_func("/nvme-zns/migrate/mismatch", test_mismatch);
     qtest_add_func("/nvme-zns/migrate/corrupt-stream", test_corrupt_stream);
     return g_test_run();

@@ -398,6 +398,7 @@ static bool nz_mig_io_ok(NzReq *r)
 {
     NzReq t;
     uint64_t bytes = 0;
+    uint16_t status;
     uint32_t i;
 
     memcpy(&t, r, offsetof(NzReq, map));
@@ -406,7 +407,8 @@ static bool nz_mig_io_ok(NzReq *r)
     t.nlb = 0;
     t.buf_len = 0;
     t.to_host = false;
-    if (!nz_status_ok(nz_io_check_cmd(&t)) || t.ns != r->ns ||
+    status = nz_io_check_cmd(&t);
+    if (!nz_status_ok(status) || t.ns != r->ns ||
         t.slba != r->slba || t.nlb != r->nlb || t.buf_len != r->buf_len ||
         t.to_host != r->to_host) {
         return false;
@@ -465,7 +467,10 @@ static bool nz_mig_req_ok(NzCtrl *s, NzReq *r, unsigned long *deleting,
         }
         break;
     case NZ_REQ_RUN:
-        if (admin || !started || !r->io_done ||
+        /* in service (started), or its service time over (the engine
+         * completed it) waiting for its I/O or on the finishing list */
+        if (admin || started == r->svc_done ||
+            (r->svc_done && r->zr.state != ZR_CMD_IDLE) || !r->io_done ||
             (r->mig_list && r->mig_list != NZ_MIG_LIST_FINISHING) ||
             (r->mig_list == NZ_MIG_LIST_FINISHING) != r->svc_done ||
             !nz_mig_io_ok(r)) {
