@@ -24,6 +24,7 @@
 #include "hw/scsi/scsi.h"
 #include "block/ufs.h"
 #include "hw/block/zoned-reorder/dispatch.h"
+#include "hw/block/zoned-reorder/dma-ram.h"
 #include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/service-timer.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
@@ -179,14 +180,6 @@ typedef struct UfsZonedAgg {
 
 #define UFSZ_PRDT_KEEP          256     /* PRDT entries a context keeps */
 
-/* A range of guest RAM the controller may DMA to and from (utp.c) */
-#define UFSZ_RAM_RANGES         16
-
-typedef struct UfsZonedRamRange {
-    hwaddr start;
-    hwaddr last;                /* inclusive */
-} UfsZonedRamRange;
-
 typedef struct UfsZonedCq {
     uint32_t head;              /* entries */
     uint32_t tail;
@@ -291,17 +284,10 @@ struct UfsZonedState {
     uint32_t nr_sq_marks;
 
     /*
-     * Guest RAM as the controller's DMA sees it (utp.c): the ranges of the
-     * bus master address space that are RAM it may read and write
-     * directly, kept by a listener from the first DMA check on.  A PRDT
-     * entry inside one needs no further check.
+     * Guest RAM as the controller's DMA sees it (the core's dma-ram.h):
+     * a PRDT entry inside it needs no further check (utp.c).
      */
-    MemoryListener ram_listener;
-    bool ram_listening;
-    uint32_t nr_ram;
-    uint32_t ram_hit;           /* the range the last check found */
-    uint32_t ram_gen;           /* counts the ranges that went away */
-    UfsZonedRamRange ram[UFSZ_RAM_RANGES];
+    ZrDmaRam ram;
     /* each context's scatter-gather list, kept from command to command */
     QEMUSGList req_sg[UFSZ_NR_REQS];
     /* ... and its room for PRDT entries (utp.c, ufs_zoned_prdt_alloc()) */

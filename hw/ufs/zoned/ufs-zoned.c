@@ -132,6 +132,7 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
                           &ufs_zoned_service_ops, s,
                           &DEVICE(s)->mem_reentrancy_guard);
     ufs_zoned_work_init(s);
+    zr_dma_ram_init(&s->ram, pci_get_address_space(pci), "ufs-zoned-ram");
     ufs_zoned_ahit_init(s);
     ufs_zoned_migrate_init(s);
 

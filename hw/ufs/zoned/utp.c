@@ -50,79 +50,6 @@ static hwaddr ufs_zoned_utrd_addr(UfsZonedState *s, uint32_t slot)
     return base + slot * UFSZ_UTRD_SIZE;
 }
 
-/* --- guest RAM, as DMA sees it ---------------------------------------- */
-
-/* RAM that DMA reads and writes directly (physmem's own test for that) */
-static bool ufs_zoned_ram_direct(MemoryRegion *mr)
-{
-    return memory_access_is_direct(mr, true, MEMTXATTRS_UNSPECIFIED);
-}
-
-static void ufs_zoned_ram_add(MemoryListener *l, MemoryRegionSection *sec)
-{
-    UfsZonedState *s = container_of(l, UfsZonedState, ram_listener);
-    hwaddr start = sec->offset_within_address_space;
-    uint64_t size;
-
-    /* a range left out only costs its entries the slow check */
-    if (!ufs_zoned_ram_direct(sec->mr) || s->nr_ram == UFSZ_RAM_RANGES) {
-        return;
-    }
-    size = int128_get64(sec->size);
-    if (size) {
-        s->ram[s->nr_ram++] = (UfsZonedRamRange){ start, start + size - 1 };
-    }
-}
-
-static void ufs_zoned_ram_del(MemoryListener *l, MemoryRegionSection *sec)
-{
-    UfsZonedState *s = container_of(l, UfsZonedState, ram_listener);
-    hwaddr start = sec->offset_within_address_space;
-    uint32_t i;
-
-    for (i = 0; i < s->nr_ram; i++) {
-        if (s->ram[i].start == start &&
-            int128_eq(sec->size, int128_make64(s->ram[i].last - start + 1))) {
-            s->ram[i] = s->ram[--s->nr_ram];
-            s->ram_hit = 0;
-            s->ram_gen++;
-            return;
-        }
-    }
-}
-
-/* Whether [@addr, @last] lies in one range of guest RAM. */
-static bool ufs_zoned_in_ram(UfsZonedState *s, hwaddr addr, hwaddr last)
-{
-    uint32_t i;
-
-    if (!s->ram_listening) {
-        s->ram_listener = (MemoryListener) {
-            .name = "ufs-zoned-ram",
-            .region_add = ufs_zoned_ram_add,
-            .region_del = ufs_zoned_ram_del,
-        };
-        s->nr_ram = s->ram_hit = 0;
-        memory_listener_register(&s->ram_listener,
-                                 pci_get_address_space(&s->parent_obj));
-        s->ram_listening = true;
-    }
-    if (last < addr) {
-        return false;
-    }
-    if (s->ram_hit < s->nr_ram && addr >= s->ram[s->ram_hit].start &&
-        last <= s->ram[s->ram_hit].last) {
-        return true;
-    }
-    for (i = 0; i < s->nr_ram; i++) {
-        if (addr >= s->ram[i].start && last <= s->ram[i].last) {
-            s->ram_hit = i;
-            return true;
-        }
-    }
-    return false;
-}
-
 /*
  * Room for @n PRDT entries of context @slot, filled by the caller: up to
  * UFSZ_PRDT_KEEP entries the context keeps from command to command, so a
@@ -157,10 +84,7 @@ void ufs_zoned_dma_cleanup(UfsZonedState *s)
 {
     uint32_t i;
 
-    if (s->ram_listening) {
-        memory_listener_unregister(&s->ram_listener);
-        s->ram_listening = false;
-    }
+    zr_dma_ram_cleanup(&s->ram);
     for (i = 0; i < UFSZ_NR_REQS; i++) {
         if (s->req_sg[i].dev) {
             qemu_sglist_destroy(&s->req_sg[i]);
@@ -192,7 +116,7 @@ static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
     if (addr + len - 1 < addr) {
         return false;
     }
-    if (ufs_zoned_in_ram(s, addr, addr + len - 1)) {
+    if (zr_dma_ram_contains(&s->ram, addr, len)) {
         return true;
     }
     as = pci_get_address_space(&s->parent_obj);
@@ -447,14 +371,13 @@ static bool ufs_zoned_sg_fits(UfsZonedReq *req, SCSIRequest *sreq)
         left > req->prdt_bytes) {
         return false;
     }
-    if (req->prdt_ram && req->prdt_ram_gen == req->s->ram_gen) {
+    if (req->prdt_ram && req->prdt_ram_gen == req->s->ram.gen) {
         return true;    /* all of it found in RAM, none gone since */
     }
     for (i = 0; i < req->prdt_n && pos < left; i++) {
         uint64_t n = MIN(req->prdt[i].size, left - pos);
 
-        if (!ufs_zoned_in_ram(req->s, req->prdt[i].addr,
-                              req->prdt[i].addr + n - 1)) {
+        if (!zr_dma_ram_contains(&req->s->ram, req->prdt[i].addr, n)) {
             return false;
         }
         pos += n;
@@ -490,7 +413,7 @@ static QEMUSGList *ufs_zoned_scsi_get_sg_list(SCSIRequest *sreq)
         left -= n;
     }
     req->sg_used = true;
-    req->sg_gen = s->ram_gen;
+    req->sg_gen = s->ram.gen;
     return qsg;
 }
 
@@ -511,7 +434,7 @@ static void ufs_zoned_sg_done(UfsZonedReq *req, SCSIRequest *sreq, bool good)
     if (good || (!read && sreq->residual != sreq->cmd.xfer)) {
         req->xfer_off = sreq->cmd.xfer;
     }
-    if (good && read && req->sg_gen != s->ram_gen) {
+    if (good && read && req->sg_gen != s->ram.gen) {
         AddressSpace *as = pci_get_address_space(&s->parent_obj);
 
         for (i = 0; i < qsg->nsg; i++) {
@@ -1062,7 +985,7 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
     req->prdt_n = n;
     req->prdt_bytes = 0;
     req->prdt_ram = true;
-    req->prdt_ram_gen = s->ram_gen;
+    req->prdt_ram_gen = s->ram.gen;
     if (n && ufs_zoned_dma(s, addr, req->prdt, n * UFSZ_PRDT_ENTRY_SIZE,
                            DMA_DIRECTION_TO_DEVICE) != MEMTX_OK) {
         ufs_zoned_req_fail(req, UFS_OCS_INVALID_PRDT_ATTR,
@@ -1081,7 +1004,7 @@ static bool ufs_zoned_read_prdt(UfsZonedReq *req, hwaddr addr, uint32_t n)
                                "PRDT entry not dword aligned");
             return false;
         }
-        if (!ufs_zoned_in_ram(s, e->addr, e->addr + bytes - 1)) {
+        if (!zr_dma_ram_contains(&s->ram, e->addr, bytes)) {
             req->prdt_ram = false;
             if (!ufs_zoned_dma_ok(s, e->addr, bytes,
                                   !!(req->dd & UFS_UTP_DEVICE_TO_HOST))) {
