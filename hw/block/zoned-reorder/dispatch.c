@@ -292,15 +292,18 @@ ZrCmd *zr_dispatch_pick(ZrDispatch *d)
     if (!d->nr_pending) {
         return NULL;
     }
-    cmd = zr_policy_pick(d, policy);
-
-    /* The pending list is in arrival order: what precedes was overtaken. */
-    QTAILQ_FOREACH(c, &d->pending, link) {
-        if (c == cmd) {
-            break;
+    if (policy == ZR_POLICY_NONE) {
+        cmd = QTAILQ_FIRST(&d->pending);    /* overtakes nothing */
+    } else {
+        cmd = zr_policy_pick(d, policy);
+        /* The pending list is in arrival order: what precedes was overtaken */
+        QTAILQ_FOREACH(c, &d->pending, link) {
+            if (c == cmd) {
+                break;
+            }
+            overtaken++;
+            in_queue += c->queue == cmd->queue;
         }
-        overtaken++;
-        in_queue += c->queue == cmd->queue;
     }
 
     QTAILQ_REMOVE(&d->pending, cmd, link);
@@ -326,9 +329,11 @@ ZrCmd *zr_dispatch_pick(ZrDispatch *d)
     if (in_queue) {
         d->stats.starts_reordered_in_queue++;
     }
-    trace_zr_dispatch_start(d, zr_policy_name(policy), cmd->tag, cmd->queue,
-                            cmd->seq, zr_op_name(cmd->op), cmd->lba,
-                            overtaken, d->nr_pending);
+    if (trace_event_get_state_backends(TRACE_ZR_DISPATCH_START)) {
+        trace_zr_dispatch_start(d, zr_policy_name(policy), cmd->tag,
+                                cmd->queue, cmd->seq, zr_op_name(cmd->op),
+                                cmd->lba, overtaken, d->nr_pending);
+    }
     return cmd;
 }
 

@@ -15,6 +15,19 @@
 #include "hw/block/zoned-reorder/service.h"
 #include "trace.h"
 
+/* Every service time 0 and no limit: the model is off */
+static bool zr_service_config_timeless(const ZrServiceConfig *cfg)
+{
+    unsigned op;
+
+    for (op = 0; op < ZR_OP__MAX; op++) {
+        if (cfg->lat_ns[op] || cfg->xfer_ns_per_4k[op]) {
+            return false;
+        }
+    }
+    return !cfg->max_parallel;
+}
+
 static bool zr_service_config_check(const ZrServiceConfig *cfg, Error **errp)
 {
     if (cfg->block_size && !is_power_of_2(cfg->block_size)) {
@@ -47,6 +60,7 @@ bool zr_service_set_config(ZrService *s, const ZrServiceConfig *cfg,
     if (!s->cfg.block_size) {
         s->cfg.block_size = 4096;
     }
+    s->timeless = zr_service_config_timeless(&s->cfg);
     return true;
 }
 
@@ -150,10 +164,14 @@ static void zr_service_insert(ZrService *s, ZrCmd *cmd)
  */
 int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
 {
-    uint64_t cost = cmd->xfer_set
-        ? zr_service_cost_bytes_ns(&s->cfg, cmd->op, cmd->xfer_bytes)
-        : zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
+    uint64_t cost = 0;
     int64_t done;
+
+    if (!s->timeless) {
+        cost = cmd->xfer_set
+            ? zr_service_cost_bytes_ns(&s->cfg, cmd->op, cmd->xfer_bytes)
+            : zr_service_cost_ns(&s->cfg, cmd->op, cmd->len);
+    }
 
     assert(zr_service_can_start(s, now));
     assert(now >= 0);
@@ -166,8 +184,10 @@ int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
     s->stats.starts++;
     s->stats.busy_max = MAX(s->stats.busy_max, s->busy);
     s->stats.busy_ns += done - now;
-    trace_zr_service_start(s, cmd->seq, zr_op_name(cmd->op), now, done,
-                           s->busy);
+    if (trace_event_get_state_backends(TRACE_ZR_SERVICE_START)) {
+        trace_zr_service_start(s, cmd->seq, zr_op_name(cmd->op), now, done,
+                               s->busy);
+    }
     return done;
 }
 
@@ -184,13 +204,6 @@ ZrCmd *zr_service_pop_done(ZrService *s, int64_t now)
     s->stats.completions++;
     trace_zr_service_done(s, cmd->seq, now, s->busy);
     return cmd;
-}
-
-int64_t zr_service_next_completion(const ZrService *s)
-{
-    ZrCmd *cmd = QTAILQ_FIRST(&s->in_service);
-
-    return cmd ? cmd->done_ns : ZR_SERVICE_NEVER;
 }
 
 /*
@@ -254,13 +267,16 @@ void zr_service_flush(ZrService *s)
 /*
  * One scheduling step at @now: complete every command due (releasing its
  * slot, then ops->complete), then start commands in policy order while a
- * slot is free and @now is not before the wake-up time (ops->start).
+ * slot is free and @now is not before the wake-up time (ops->start), and
+ * again while the starts made commands due by @now (zero latency).
  * Completions come first so freed slots are reused at once; a command
- * with zero latency started here completes in the *next* step, at the
- * same @now, so a device's start and complete callbacks never nest.
+ * with zero latency completes after the start loop that started it, so a
+ * device's start and complete callbacks never nest, and commands started
+ * together complete together, in start order.
  *
- * Returns the time of the next step: the next completion, or the wake-up
- * time if starts are held, or ZR_SERVICE_NEVER when idle.
+ * Returns the time of the next step, always after @now: the next
+ * completion, or the wake-up time if starts are held, or ZR_SERVICE_NEVER
+ * when idle.
  */
 int64_t zr_service_run(ZrService *s, ZrDispatch *d, int64_t now,
                        const ZrServiceOps *ops, void *opaque)
@@ -268,18 +284,22 @@ int64_t zr_service_run(ZrService *s, ZrDispatch *d, int64_t now,
     int64_t next;
     ZrCmd *cmd;
 
-    while ((cmd = zr_service_pop_done(s, now))) {
-        zr_dispatch_complete(d, cmd);
-        ops->complete(opaque, cmd);
-    }
+    do {
+        while (zr_service_next_completion(s) <= now) {
+            cmd = zr_service_pop_done(s, now);
+            zr_dispatch_complete(d, cmd);
+            ops->complete(opaque, cmd);
+        }
+        while (zr_dispatch_nr_pending(d) && zr_service_can_start(s, now)) {
+            int64_t done;
 
-    while (zr_service_can_start(s, now) && (cmd = zr_dispatch_pick(d))) {
-        int64_t done = zr_service_start(s, cmd, now);
+            cmd = zr_dispatch_pick(d);
+            done = zr_service_start(s, cmd, now);
+            ops->start(opaque, cmd, done);
+        }
+        next = zr_service_next_completion(s);
+    } while (next <= now);
 
-        ops->start(opaque, cmd, done);
-    }
-
-    next = zr_service_next_completion(s);
     if (zr_dispatch_nr_pending(d) && zr_service_slot_free(s) &&
         now < s->not_before_ns) {
         s->stats.delayed_kicks++;

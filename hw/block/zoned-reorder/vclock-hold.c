@@ -27,7 +27,7 @@ static void zr_vclock_hold_end(ZrVclockHold *h, int64_t now_rt)
 }
 
 /* Hold the clock one more nanosecond if the device is still busy. */
-static void zr_vclock_hold_check(ZrVclockHold *h)
+void zr_vclock_hold_check(ZrVclockHold *h)
 {
     int64_t now_rt = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 
@@ -81,19 +81,6 @@ static void zr_vclock_hold_poll(Notifier *n, void *data)
 
     if (mlpoll->state == MAIN_LOOP_POLL_OK) {
         zr_vclock_hold_check(container_of(n, ZrVclockHold, poll));
-    }
-}
-
-/*
- * The device may have become busy (it scheduled a BH, or its model is done
- * with a command whose host I/O is still running): hold the clock from now
- * on, not only from the next poll, so that a running vCPU does not advance
- * guest time meanwhile by as much as the host lets it.
- */
-void zr_vclock_hold_poke(ZrVclockHold *h)
-{
-    if (h->timer) {
-        zr_vclock_hold_check(h);
     }
 }
 

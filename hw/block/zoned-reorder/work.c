@@ -7,9 +7,10 @@
 #include "qemu/osdep.h"
 #include "hw/block/zoned-reorder/work.h"
 
+/* The device holds its service timer: its work waits too */
 static bool zr_work_held(const ZrWork *w)
 {
-    return w->held && w->held(w->opaque);
+    return zr_service_timer_held(w->sched);
 }
 
 static void zr_work_bh(void *opaque)
@@ -84,12 +85,10 @@ bool zr_work_busy(const ZrWork *w)
 }
 
 void zr_work_init(ZrWork *w, DeviceState *dev, ZrWorkPassFn *pass,
-                  ZrWorkHeldFn *held, void *opaque, ZrServiceTimer *sched,
-                  ZrVclockHold *vclock)
+                  void *opaque, ZrServiceTimer *sched, ZrVclockHold *vclock)
 {
     *w = (ZrWork) {
-        .pass = pass, .held = held, .opaque = opaque, .sched = sched,
-        .vclock = vclock,
+        .pass = pass, .opaque = opaque, .sched = sched, .vclock = vclock,
     };
     w->bh = qemu_bh_new_guarded(zr_work_bh, w, &dev->mem_reentrancy_guard);
 }

@@ -194,16 +194,6 @@ ZrZone *zr_zone_at(ZrZoneModel *m, uint64_t lba)
     return &m->zones[lba >> m->zone_shift];
 }
 
-uint32_t zr_zone_index(const ZrZoneModel *m, const ZrZone *z)
-{
-    return z - m->zones;
-}
-
-bool zr_zone_is_seq(const ZrZone *z)
-{
-    return z->type == ZR_ZONE_TYPE_SEQ_WRITE_REQUIRED;
-}
-
 /*
  * ------------------------------------------------------------------------
  * Saved state

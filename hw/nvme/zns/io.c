@@ -213,17 +213,12 @@ void nz_io_submit(NzReq *r)
 {
     NzCtrl *s = r->s;
     uint16_t status = nz_io_check(r);
-    ZrOp op = nz_io_op(r->cmd.opcode);
-    uint64_t lba = 0;
 
     if (!nz_status_ok(status)) {
         nz_req_done(r, status);
         return;
     }
-    if (r->ns) {
-        lba = (uint64_t)r->ns->nsid << NZ_LBA_SHIFT | r->slba;
-    }
-    zr_cmd_init(&r->zr, r->idx, r->sqid - 1, op, lba, r->nlb, r);
+    /* r->zr is zeroed (nz_req_alloc()), as zr_cmd_init() would leave it */
     nz_io_zr_derive(r);
     r->state = NZ_REQ_WAIT;
     trace_nvme_zns_io(r->sqid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,

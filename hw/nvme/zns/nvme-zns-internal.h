@@ -423,7 +423,12 @@ int nz_ns_persist_now(NzNs *ns);
 /* work.c */
 void nz_work_init(NzCtrl *s);
 void nz_work_cleanup(NzCtrl *s);
-void nz_schedule(NzCtrl *s);
+
+/* Have the work BH run (work.c) */
+static inline void nz_schedule(NzCtrl *s)
+{
+    zr_work_schedule(&s->work);
+}
 
 /* regs.c */
 extern const MemoryRegionOps nz_mmio_ops;

@@ -438,12 +438,18 @@ void nz_fetch(NzCtrl *s)
         return;
     }
     nz_fetch_sq(s, 0, s->sq[0].tail);
+    if (!s->nr_marks && !s->marks_overflow) {
+        return;     /* no I/O doorbell since the last fetch */
+    }
     for (i = 0; i < s->nr_marks; i++) {
         if (!nz_fetch_sq(s, s->marks[i].sqid, s->marks[i].tail)) {
             break;
         }
     }
-    memmove(s->marks, s->marks + i, (s->nr_marks - i) * sizeof(s->marks[0]));
+    if (i < s->nr_marks) {
+        memmove(s->marks, s->marks + i,
+                (s->nr_marks - i) * sizeof(s->marks[0]));
+    }
     s->nr_marks -= i;
     if (s->marks_overflow && !s->nr_marks) {
         /* more doorbells than marks: take every SQ as it stands */

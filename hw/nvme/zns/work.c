@@ -33,20 +33,26 @@ static void nz_work_pass(void *opaque)
     }
     /* what completes before nz_post_done() is posted in this pass */
     s->post_ahead = true;
-    nz_regs_work(s);
+    /* most passes have nothing for most of these: the cheap tests here */
+    if (s->resetting || s->enabling || s->shutting_down) {
+        nz_regs_work(s);
+    }
     nz_fetch(s);
-    nz_admin_resume(s);
-    nz_orphan_kick(s);
-    nz_io_work(s);
+    if (!QTAILQ_EMPTY(&s->parked)) {
+        nz_admin_resume(s);
+    }
+    if (!QTAILQ_EMPTY(&s->orphan_wait)) {
+        nz_orphan_kick(s);
+    }
+    if (!QTAILQ_EMPTY(&s->finishing)) {
+        nz_io_work(s);
+    }
     zr_service_timer_run_inline(&s->sched);
     s->post_ahead = false;
     nz_post_done(s);
-    nz_irq_work(s);
-}
-
-void nz_schedule(NzCtrl *s)
-{
-    zr_work_schedule(&s->work);
+    if (s->coal_next != INT64_MAX) {
+        nz_irq_work(s);
+    }
 }
 
 /*
@@ -72,21 +78,16 @@ static bool nz_host_busy(void *opaque)
     return false;
 }
 
-/*
- * While the VM is stopped the controller does nothing: it fetches no
- * command, starts none and posts no CQE (migrate.c holds it), so the
- * drains of a stop, a savevm or a migration find it still; backend I/O
- * already issued ends as it does.
- */
-static bool nz_work_held(void *opaque)
-{
-    return ((NzCtrl *)opaque)->vm_stopped;
-}
-
 void nz_work_init(NzCtrl *s)
 {
-    zr_work_init(&s->work, DEVICE(s), nz_work_pass, nz_work_held, s,
-                 &s->sched, &s->vclock);
+    /*
+     * While the VM is stopped the controller does nothing: it fetches no
+     * command, starts none and posts no CQE (migrate.c holds its service
+     * timer, and so its work), so the drains of a stop, a savevm or a
+     * migration find it still; backend I/O already issued ends as it does.
+     */
+    zr_work_init(&s->work, DEVICE(s), nz_work_pass, s, &s->sched,
+                 &s->vclock);
     zr_vclock_hold_init(&s->vclock, nz_host_busy, s);
     zr_work_service_hooks(&s->work);
 }

@@ -333,7 +333,12 @@ struct UfsZonedState {
 /* work.c */
 void ufs_zoned_work_init(UfsZonedState *s);
 void ufs_zoned_work_cleanup(UfsZonedState *s);
-void ufs_zoned_schedule(UfsZonedState *s);
+
+/* Have the work BH run (work.c) */
+static inline void ufs_zoned_schedule(UfsZonedState *s)
+{
+    zr_work_schedule(&s->work);
+}
 void ufs_zoned_vclock_poke(UfsZonedState *s);
 void ufs_zoned_teardown_begin(UfsZonedState *s);
 void ufs_zoned_teardown_end(UfsZonedState *s);

@@ -60,19 +60,6 @@ static void ufs_zoned_work_pass(void *opaque)
     }
 }
 
-/* A teardown holds the work: ufs_zoned_teardown_end() schedules it again */
-static bool ufs_zoned_work_held(void *opaque)
-{
-    UfsZonedState *s = opaque;
-
-    return s->teardown;
-}
-
-void ufs_zoned_schedule(UfsZonedState *s)
-{
-    zr_work_schedule(&s->work);
-}
-
 /*
  * The vclock hold's question: is work under way that ends by itself in
  * host time?  A scheduled BH, or a command the service model has done
@@ -126,8 +113,9 @@ void ufs_zoned_teardown_end(UfsZonedState *s)
 
 void ufs_zoned_work_init(UfsZonedState *s)
 {
-    zr_work_init(&s->work, DEVICE(s), ufs_zoned_work_pass,
-                 ufs_zoned_work_held, s, &s->sched, &s->vclock);
+    /* a teardown holds the service timer and so the work (teardown_end) */
+    zr_work_init(&s->work, DEVICE(s), ufs_zoned_work_pass, s, &s->sched,
+                 &s->vclock);
     zr_vclock_hold_init(&s->vclock, ufs_zoned_host_busy, s);
     zr_work_service_hooks(&s->work);
 }

@@ -294,7 +294,11 @@ static void test_parallel_unlimited(void)
     fx_cleanup(&f);
 }
 
-/* Zero latency: started in one step, completed in the next, same time. */
+/*
+ * Zero latency: a step starts, then completes what it started, never
+ * nested, and goes on while that frees slots (limit 1 here); with no
+ * limit everything pending starts before anything completes.
+ */
 static void test_zero_latency(void)
 {
     Fixture f;
@@ -302,14 +306,45 @@ static void test_zero_latency(void)
     fx_init(&f, ZR_POLICY_NONE, 1);
     fx_submit(&f, 1, ZR_OP_OTHER, 0);
     fx_submit(&f, 2, ZR_OP_OTHER, 0);
-    g_assert_cmpint(fx_run(&f, 50), ==, 50);
-    ASSERT_EVENTS(&f, S(1, 50, 50));
-    g_assert_cmpint(fx_run(&f, 50), ==, 50);
     g_assert_cmpint(fx_run(&f, 50), ==, ZR_SERVICE_NEVER);
     ASSERT_EVENTS(&f,
                   S(1, 50, 50),
                   C(1, 50), S(2, 50, 50),
                   C(2, 50));
+    g_assert_cmpuint(f.s.stats.busy_max, ==, 1);
+    fx_cleanup(&f);
+
+    /* the model off altogether: every time 0, no limit */
+    fx_init(&f, ZR_POLICY_NONE, 0);
+    g_assert_true(zr_service_set_config(&f.s, &(ZrServiceConfig) { 0 },
+                                        &error_abort));
+    g_assert_true(f.s.timeless);
+    fx_submit(&f, 1, ZR_OP_WRITE, 8);
+    fx_submit(&f, 2, ZR_OP_READ, 8);
+    fx_submit(&f, 3, ZR_OP_ZONE_MGMT, 0);
+    g_assert_cmpint(fx_run(&f, 70), ==, ZR_SERVICE_NEVER);
+    ASSERT_EVENTS(&f,
+                  S(1, 70, 70), S(2, 70, 70), S(3, 70, 70),
+                  C(1, 70), C(2, 70), C(3, 70));
+    g_assert_cmpuint(f.s.stats.busy_max, ==, 3);
+    g_assert_cmpuint(f.s.stats.starts, ==, 3);
+    g_assert_cmpuint(f.s.stats.completions, ==, 3);
+
+    /* a follow-up submitted by a completion runs in the same step */
+    f.follow_up_tag = 9;
+    fx_submit(&f, 4, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 80), ==, ZR_SERVICE_NEVER);
+    g_assert_cmpuint(f.nr_ev, ==, 10);
+    g_assert_cmpint(f.ev[8].kind, ==, 'S');
+    g_assert_cmpuint(f.ev[8].tag, ==, 9);
+    g_assert_cmpint(f.ev[9].kind, ==, 'C');
+
+    /* a latency again: the model is on */
+    g_assert_true(zr_service_set_config(&f.s, &(ZrServiceConfig) {
+        .lat_ns[ZR_OP_WRITE] = 5 }, &error_abort));
+    g_assert_false(f.s.timeless);
+    fx_submit(&f, 5, ZR_OP_WRITE, 1);
+    g_assert_cmpint(fx_run(&f, 90), ==, 95);
     fx_cleanup(&f);
 }
 

@@ -61,6 +61,12 @@ void zr_service_timer_set_after_run_hook(ZrServiceTimer *t,
 void zr_service_timer_set_hook_opaque(ZrServiceTimer *t, void *opaque);
 void zr_service_timer_run_inline(ZrServiceTimer *t);
 void zr_service_timer_hold(ZrServiceTimer *t);
+
+/* Is the model held (zr_service_timer_hold() not yet released)? */
+static inline bool zr_service_timer_held(const ZrServiceTimer *t)
+{
+    return t->hold;
+}
 void zr_service_timer_release(ZrServiceTimer *t);
 void zr_service_timer_delay_starts(ZrServiceTimer *t, int64_t delay_ns);
 bool zr_service_timer_cancel(ZrServiceTimer *t, ZrCmd *cmd);

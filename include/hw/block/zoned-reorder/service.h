@@ -55,6 +55,7 @@ typedef struct ZrServiceStats {
 
 typedef struct ZrService {
     ZrServiceConfig cfg;
+    bool timeless;              /* every service time 0, no limit */
     uint32_t busy;              /* commands in service */
     int64_t not_before_ns;      /* no start before this time */
     uint64_t next_order;
@@ -92,7 +93,14 @@ bool zr_service_slot_free(const ZrService *s);
 bool zr_service_can_start(const ZrService *s, int64_t now);
 int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now);
 ZrCmd *zr_service_pop_done(ZrService *s, int64_t now);
-int64_t zr_service_next_completion(const ZrService *s);
+
+/* When the first command in service completes (ZR_SERVICE_NEVER: idle) */
+static inline int64_t zr_service_next_completion(const ZrService *s)
+{
+    ZrCmd *cmd = QTAILQ_FIRST(&s->in_service);
+
+    return cmd ? cmd->done_ns : ZR_SERVICE_NEVER;
+}
 
 void zr_service_delay_starts(ZrService *s, int64_t not_before);
 bool zr_service_cancel(ZrService *s, ZrCmd *cmd);

@@ -56,6 +56,20 @@ typedef struct ZrVclockHold {
 
 void zr_vclock_hold_init(ZrVclockHold *h, ZrVclockBusyFn *busy, void *opaque);
 void zr_vclock_hold_cleanup(ZrVclockHold *h);
-void zr_vclock_hold_poke(ZrVclockHold *h);
+void zr_vclock_hold_check(ZrVclockHold *h);
+
+/*
+ * The device may have become busy (it scheduled a BH, or its model is done
+ * with a command whose host I/O is still running): hold the clock from now
+ * on, not only from the next poll, so that a running vCPU does not advance
+ * guest time meanwhile by as much as the host lets it.  Without a timer
+ * (no -icount sleep=off) there is nothing to hold.
+ */
+static inline void zr_vclock_hold_poke(ZrVclockHold *h)
+{
+    if (h->timer) {
+        zr_vclock_hold_check(h);
+    }
+}
 
 #endif

@@ -16,9 +16,10 @@
  *    another pass;
  *  - the service timer's BH hands the work its completions left to the
  *    work BH at once, under the same guard (zr_work_service_hooks());
- *  - while the device holds its work (an optional @held, e.g. during a
- *    teardown) a scheduled run does nothing, and the service timer is
- *    kicked when a run ends held, so the release reschedules both;
+ *  - while the device holds its service timer (zr_service_timer_hold(),
+ *    e.g. during a teardown or while the VM is stopped) its work is held
+ *    too: a scheduled run does nothing, and the service timer is kicked
+ *    when a run ends held, so the release reschedules both;
  *  - the vclock hold is poked whenever work is scheduled or a run ends
  *    (under -icount, guest time waits for the work).
  */
@@ -32,7 +33,6 @@
 #include "hw/block/zoned-reorder/vclock-hold.h"
 
 typedef void ZrWorkPassFn(void *opaque);
-typedef bool ZrWorkHeldFn(void *opaque);
 
 typedef struct ZrWork {
     QEMUBH *bh;
@@ -40,7 +40,6 @@ typedef struct ZrWork {
     bool running;               /* a run's passes are under way */
     bool again;                 /* work was asked for during the run */
     ZrWorkPassFn *pass;
-    ZrWorkHeldFn *held;         /* NULL: never held */
     void *opaque;
     ZrServiceTimer *sched;
     ZrVclockHold *vclock;
@@ -51,8 +50,7 @@ typedef struct ZrWork {
  * asked for during it.  The BH is guarded by @dev's re-entrancy guard.
  */
 void zr_work_init(ZrWork *w, DeviceState *dev, ZrWorkPassFn *pass,
-                  ZrWorkHeldFn *held, void *opaque, ZrServiceTimer *sched,
-                  ZrVclockHold *vclock);
+                  void *opaque, ZrServiceTimer *sched, ZrVclockHold *vclock);
 void zr_work_cleanup(ZrWork *w);
 
 /* Ask for a pass: now if one is running, else on the BH */

@@ -271,8 +271,16 @@ void zr_zone_model_power_on(ZrZoneModel *m);
 
 /* Lookup */
 ZrZone *zr_zone_at(ZrZoneModel *m, uint64_t lba);
-uint32_t zr_zone_index(const ZrZoneModel *m, const ZrZone *z);
-bool zr_zone_is_seq(const ZrZone *z);
+
+static inline uint32_t zr_zone_index(const ZrZoneModel *m, const ZrZone *z)
+{
+    return z - m->zones;
+}
+
+static inline bool zr_zone_is_seq(const ZrZone *z)
+{
+    return z->type == ZR_ZONE_TYPE_SEQ_WRITE_REQUIRED;
+}
 
 static inline uint32_t zr_zone_nr_open(const ZrZoneModel *m)
 {
