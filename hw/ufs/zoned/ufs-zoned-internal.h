@@ -410,6 +410,18 @@ void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd);
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utrl_fetch(UfsZonedState *s);
 void ufs_zoned_utp_work(UfsZonedState *s);
+
+/* Has any context perhaps a deferred event (work for ufs_zoned_utp_work)? */
+static inline bool ufs_zoned_pending_any(const UfsZonedState *s)
+{
+    uint64_t any = 0;
+    unsigned w;
+
+    for (w = 0; w < UFSZ_PENDING_WORDS; w++) {
+        any |= s->pending_map[w];
+    }
+    return any;
+}
 void ufs_zoned_req_pending_note(UfsZonedReq *req);
 SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun);
 void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req);

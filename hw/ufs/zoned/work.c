@@ -48,7 +48,9 @@ static void ufs_zoned_work_pass(void *opaque)
     if (s->utmrl_pending) {
         ufs_zoned_utmrl_work(s);    /* nothing to do without */
     }
-    ufs_zoned_utp_work(s);
+    if (ufs_zoned_pending_any(s)) {
+        ufs_zoned_utp_work(s);
+    }
     ufs_zoned_irq_work(s);
     /*
      * Start what was submitted here and now, under the same guard: the
