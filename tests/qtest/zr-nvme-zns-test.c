@@ -292,6 +292,9 @@ static void test_read_race(void)
     g_assert_cmpuint(buf[4095], ==, 0x11);
     g_assert_cmpmem(buf + 4096, 5, "\0\0\0\0\0", 5);
     g_assert_cmpuint(buf[2 * 4096 - 1], ==, 0);
+    /* all three went straight to guest RAM: the zeroing was on the map */
+    g_assert_cmpuint(nzt_qom_u64(n, "data-mapped"), ==, 3);
+    g_assert_cmpuint(nzt_qom_u64(n, "data-bounced"), ==, 0);
 
     out = qtest_hmp(n->qts, "qemu-io -d ns1 \"resume A\"");
     g_free(out);
@@ -1196,6 +1199,9 @@ static void test_sgl(void)
     g_assert_cmphex(NZT_SC(&cqe), ==, 0);
     g_assert_cmpuint(nzt_zone_state(n, 0, NULL), ==,
                      NVME_ZONE_STATE_IMPLICITLY_OPEN);
+    /* two RAM data blocks: mapped for the drive */
+    g_assert_cmpuint(nzt_qom_u64(n, "data-mapped"), ==, 1);
+    g_assert_cmpuint(nzt_qom_u64(n, "data-bounced"), ==, 0);
 
     /* a last segment that chains another segment is invalid */
     seg[1].type = NVME_SGL_DESCR_TYPE_SEGMENT << 4;
@@ -1228,6 +1234,9 @@ static void test_sgl(void)
     /* block 0 went to the bucket, block 1 (0x32) to the data block */
     g_assert_cmphex(qtest_readb(n->qts, n->data + 16384), ==, 0x32);
     g_assert_cmphex(qtest_readb(n->qts, n->data + 16384 + 4095), ==, 0x32);
+    /* a bit bucket is no memory to map: the read went through the buffer */
+    g_assert_cmpuint(nzt_qom_u64(n, "data-mapped"), ==, 1);
+    g_assert_cmpuint(nzt_qom_u64(n, "data-bounced"), ==, 1);
     nzt_stop(n);
     unlink(img);
 }

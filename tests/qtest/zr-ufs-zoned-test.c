@@ -528,6 +528,126 @@ static void test_user_lu(void)
     ufs_stop(u);
 }
 
+/* A PRDT of @n entries {offset in the slot's data buffer, bytes} */
+typedef struct HdPrd {
+    uint64_t off;
+    uint32_t len;
+} HdPrd;
+
+static void hd_prdt(Ufs *u, int slot, const HdPrd *e, int n, uint64_t base)
+{
+    uint32_t utrd7 = cpu_to_le32((PRDT_OFF / 4) << 16 | n);
+    int i;
+
+    qtest_memwrite(u->qts, u->utrl + slot * 32 + 28, &utrd7, 4);
+    for (i = 0; i < n; i++) {
+        uint64_t a = (base ? base : data_buf(u, slot)) + e[i].off;
+        uint32_t prd[4] = { cpu_to_le32(a & 0xffffffff),
+                            cpu_to_le32(a >> 32), 0,
+                            cpu_to_le32(e[i].len - 1) };
+
+        qtest_memwrite(u->qts, ucd(u, slot) + PRDT_OFF + i * 16, prd, 16);
+    }
+}
+
+/* READ/WRITE(16) of @nb blocks at @lba to LU 1, EDTL @edtl, PRDT @e */
+static void hd_rw(Ufs *u, int slot, uint8_t op, uint64_t lba, uint32_t nb,
+                  uint32_t edtl, const HdPrd *e, int n, uint64_t base,
+                  UfsResp *r)
+{
+    uint8_t cdb[16];
+
+    zr_cdb_rw16(cdb, op, lba, nb);
+    prep_scsi(u, slot, 1, cdb, op == READ_16 ? UFS_UTP_DEVICE_TO_HOST :
+              UFS_UTP_HOST_TO_DEVICE, edtl);
+    hd_prdt(u, slot, e, n, base);
+    ring(u, 1u << slot);
+    wait_done(u, 1u << slot);
+    get_resp(u, slot, r);
+}
+
+/*
+ * A scsi-hd LU moves its data itself, over a scatter-gather list made of
+ * the PRDT (UFSHCI 4.0 6.1.2): several entries scattered in guest RAM
+ * both ways; the copy on the work BH instead when the command does not
+ * move exactly EDTL bytes (the residual is reported, SAM-5 5.5.2); an
+ * entry where no memory is fails the command with the PRDT, nothing
+ * written.
+ */
+static void test_hd_sg(void)
+{
+    g_autofree char *img = NULL;
+    g_autofree char *props = NULL;
+    static const HdPrd w3[] = { { 0, 4096 }, { 20480, 8192 }, { 40960, 4096 } };
+    static const HdPrd r2[] = { { 4096, 12288 }, { 32768, 4096 } };
+    static const HdPrd r1[] = { { 0, 16384 } };
+    uint8_t want[16384], got[16384];
+    UfsResp r;
+    Ufs *u;
+    int fd, i;
+
+    fd = g_file_open_tmp("zr-ufs-hd-XXXXXX", &img, NULL);
+    g_assert_cmpint(fd, >=, 0);
+    g_assert_cmpint(ftruncate(fd, 16 * MiB), ==, 0);
+    close(fd);
+    props = g_strdup_printf("reorder=none -blockdev driver=file,filename=%s,"
+                            "node-name=d1 -device scsi-hd,bus=ufs0.0,lun=1,"
+                            "drive=d1,logical_block_size=4096,"
+                            "physical_block_size=4096", img);
+    u = ufs_start(props);
+    lu_ready(u, 1);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 0);
+
+    /* a write from three entries, 4 + 8 + 4 KiB, scattered */
+    for (i = 0; i < 16384; i++) {
+        want[i] = i / 4096 * 0x11 + (i & 0xf);
+    }
+    qtest_memwrite(u->qts, data_buf(u, 1), want, 4096);
+    qtest_memwrite(u->qts, data_buf(u, 1) + 20480, want + 4096, 8192);
+    qtest_memwrite(u->qts, data_buf(u, 1) + 40960, want + 12288, 4096);
+    hd_rw(u, 1, WRITE_16, 8, 4, 16384, w3, 3, 0, &r);
+    g_assert_cmphex(r.ocs, ==, OCS_SUCCESS);
+    assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 0);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 1);
+
+    /* read back into two other entries */
+    qtest_memset(u->qts, data_buf(u, 2), 0xee, DATA_SIZE);
+    hd_rw(u, 2, READ_16, 8, 4, 16384, r2, 2, 0, &r);
+    g_assert_cmphex(r.ocs, ==, OCS_SUCCESS);
+    assert_good(&r);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 2);
+    qtest_memread(u->qts, data_buf(u, 2) + 4096, got, 12288);
+    qtest_memread(u->qts, data_buf(u, 2) + 32768, got + 12288, 4096);
+    g_assert_cmpmem(got, sizeof(got), want, sizeof(want));
+    g_assert_cmphex(qtest_readb(u->qts, data_buf(u, 2)), ==, 0xee);
+
+    /* EDTL 16 KiB for 8 KiB: copied, the underflow in the residual */
+    qtest_memset(u->qts, data_buf(u, 3), 0xee, DATA_SIZE);
+    hd_rw(u, 3, READ_16, 9, 2, 16384, r1, 1, 0, &r);
+    g_assert_cmphex(r.ocs, ==, OCS_SUCCESS);
+    assert_good(&r);
+    g_assert_cmpuint(r.resid, ==, 8192);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 2);
+    qtest_memread(u->qts, data_buf(u, 3), got, 8192);
+    g_assert_cmpmem(got, 8192, want + 4096, 8192);
+    g_assert_cmphex(qtest_readb(u->qts, data_buf(u, 3) + 8192), ==, 0xee);
+
+    /* an entry where no memory is: refused with the PRDT (UFSHCI 6.1.2) */
+    hd_rw(u, 4, WRITE_16, 8, 1, 4096, r1, 1, 0xfff0000000000ULL, &r);
+    g_assert_cmphex(r.ocs, ==, OCS_INVALID_PRDT);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 2);
+    qtest_memset(u->qts, data_buf(u, 5), 0, DATA_SIZE);
+    hd_rw(u, 5, READ_16, 8, 1, 4096, r1, 1, 0, &r);
+    g_assert_cmphex(r.ocs, ==, OCS_SUCCESS);
+    qtest_memread(u->qts, data_buf(u, 5), got, 4096);
+    g_assert_cmpmem(got, 4096, want, 4096);
+    g_assert_cmpuint(qom_u64(u, "data-sg"), ==, 3);
+
+    ufs_stop(u);
+    unlink(img);
+}
+
 /*
  * Auto-hibernate: idle for AHIT -> H8; a doorbell in H8 holds every start
  * for h8-exit-latency, so commands rung meanwhile are batched and the
@@ -674,6 +794,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ufs-zoned/utrlclr", test_utrlclr);
     qtest_add_func("/ufs-zoned/bad-input", test_bad_input);
     qtest_add_func("/ufs-zoned/user-lu", test_user_lu);
+    qtest_add_func("/ufs-zoned/hd-sg", test_hd_sg);
     qtest_add_func("/ufs-zoned/auto-hibernate", test_auto_hibernate);
     qtest_add_func("/ufs-zoned/task-mgmt", test_task_mgmt);
     return g_test_run();

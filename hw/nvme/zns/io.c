@@ -437,8 +437,10 @@ static bool nz_start_data_in(NzReq *r)
     if (!r->ns->null_backed &&
         nz_dma_map(r->s, &r->sg, false, &r->map, &r->qiov)) {
         r->mapped = true;
+        r->s->data_mapped++;
         return true;
     }
+    r->s->data_bounced++;
     status = nz_dma_from_host(r->s, &r->sg, nz_req_buf(r, false),
                               r->buf_len);
     if (!nz_status_ok(status)) {
@@ -535,12 +537,16 @@ static void nz_start_read(NzReq *r)
     s->units_read += r->buf_len / 512;
     if (ns->null_backed) {
         nz_req_buf(r, true);
+        s->data_bounced++;
         nz_io_ended(r);
         return;
     }
     r->mapped = nz_dma_map(s, &r->sg, true, &r->map, &r->qiov);
-    if (!r->mapped) {
+    if (r->mapped) {
+        s->data_mapped++;
+    } else {
         qemu_iovec_init_buf(&r->qiov, nz_req_buf(r, false), r->buf_len);
+        s->data_bounced++;
     }
     s->in_flight_io++;
     zr_zone_read_begin(&ns->zones, &r->zrd, r->slba, r->nlb);

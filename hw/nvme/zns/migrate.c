@@ -827,6 +827,26 @@ static bool nz_msix_test(void *opaque, int version_id)
     return msix_present(nz_pci(opaque));
 }
 
+static bool nz_data_path_needed(void *opaque)
+{
+    NzCtrl *s = opaque;
+
+    return s->data_mapped || s->data_bounced;
+}
+
+/* Counters added after the stream's first version */
+static const VMStateDescription vmstate_nz_data_path = {
+    .name = "nvme-zns/data-path",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = nz_data_path_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(data_mapped, NzCtrl),
+        VMSTATE_UINT64(data_bounced, NzCtrl),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_nvme_zns = {
     .name = TYPE_NVME_ZNS,
     .version_id = 1,
@@ -908,6 +928,10 @@ const VMStateDescription vmstate_nvme_zns = {
             .offset = offsetof(NzCtrl, req),
         },
         VMSTATE_END_OF_LIST()
+    },
+    .subsections = (const VMStateDescription * const []) {
+        &vmstate_nz_data_path,
+        NULL
     },
 };
 

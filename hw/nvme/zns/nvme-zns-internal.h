@@ -390,6 +390,8 @@ struct NzCtrl {
     uint64_t admin_cmds;
     uint64_t invalid_doorbells;
     uint64_t cid_conflicts;
+    uint64_t data_mapped;       /* I/O data moved straight to guest RAM */
+    uint64_t data_bounced;      /* ... or through a bounce buffer */
     uint64_t aborts_done;
     uint64_t resets;
     uint64_t zone_invalid_writes;

@@ -259,6 +259,12 @@ static const ZrCounter nz_counters[] = {
       "doorbell writes to no queue or with an invalid value" },
     { "cid-conflicts", offsetof(NzCtrl, cid_conflicts),
       "commands refused with Command ID Conflict" },
+    { "data-mapped", offsetof(NzCtrl, data_mapped),
+      "reads and writes whose data the drive moved straight to or from "
+      "guest RAM" },
+    { "data-bounced", offsetof(NzCtrl, data_bounced),
+      "reads and writes whose data went through the controller's bounce "
+      "buffer (not all RAM, or a null-backed namespace)" },
     { "aborts", offsetof(NzCtrl, aborts_done),
       "commands aborted by an Abort command" },
     { "resets", offsetof(NzCtrl, resets),

@@ -785,6 +785,23 @@ static const VMStateDescription vmstate_ufs_zoned_msix = {
     },
 };
 
+static bool ufs_zoned_data_path_needed(void *opaque)
+{
+    return ((UfsZonedState *)opaque)->data_sg;
+}
+
+/* Counters added after the stream's first version */
+static const VMStateDescription vmstate_ufs_zoned_data_path = {
+    .name = "ufs-zoned/data-path",
+    .version_id = 1,
+    .minimum_version_id = 1,
+    .needed = ufs_zoned_data_path_needed,
+    .fields = (const VMStateField[]) {
+        VMSTATE_UINT64(data_sg, UfsZonedState),
+        VMSTATE_END_OF_LIST()
+    },
+};
+
 const VMStateDescription vmstate_ufs_zoned = {
     .name = "ufs-zoned",
     .version_id = 1,
@@ -869,6 +886,7 @@ const VMStateDescription vmstate_ufs_zoned = {
     .subsections = (const VMStateDescription * const []) {
         &vmstate_ufs_zoned_irq,
         &vmstate_ufs_zoned_msix,
+        &vmstate_ufs_zoned_data_path,
         NULL
     },
 };

@@ -311,6 +311,7 @@ struct UfsZonedState {
     uint64_t unaligned_writes;
     uint64_t unaligned_lu[UFSZ_MAX_LUS];
     uint64_t lu_commands;       /* SCSI commands started to an LU */
+    uint64_t data_sg;           /* ... whose data the LU moved itself */
     uint64_t stalled;
     uint64_t tm_aborts;
     uint64_t tm_stalled;

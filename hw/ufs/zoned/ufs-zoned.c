@@ -240,6 +240,9 @@ static const ZrCounter ufs_zoned_counters[] = {
       "icount only: times guest time waited for host work" },
     { "vclock-holds-expired", offsetof(UfsZonedState, vclock.expired),
       "icount only: holds given up after 1 s of host time" },
+    { "data-sg", offsetof(UfsZonedState, data_sg),
+      "commands whose data the LU moved itself, over a scatter-gather list "
+      "of the PRDT (a scsi-hd LU; the others are copied on the work BH)" },
     { "zone-write-overlaps",
       offsetof(UfsZonedState, dispatch.stats.zone_write_overlaps),
       "writes started while another write to their zone was in service" },

@@ -414,6 +414,7 @@ static QEMUSGList *ufs_zoned_scsi_get_sg_list(SCSIRequest *sreq)
     }
     req->sg_used = true;
     req->sg_gen = s->ram.gen;
+    s->data_sg++;
     return qsg;
 }
 
