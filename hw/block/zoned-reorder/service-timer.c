@@ -53,7 +53,7 @@ void zr_service_timer_set_hook_opaque(ZrServiceTimer *t, void *opaque)
     t->hook_opaque = opaque;
 }
 
-static void zr_service_timer_run(ZrServiceTimer *t)
+static inline QEMU_ALWAYS_INLINE void zr_service_timer_run(ZrServiceTimer *t)
 {
     int64_t now, next;
 

@@ -140,7 +140,8 @@ bool zr_service_can_start(const ZrService *s, int64_t now)
  * Put @cmd (done_ns and svc_order set) in service: the list is sorted by
  * completion time, equal times in start order.
  */
-static void zr_service_insert(ZrService *s, ZrCmd *cmd)
+static inline QEMU_ALWAYS_INLINE
+void zr_service_insert(ZrService *s, ZrCmd *cmd)
 {
     ZrCmd *c;
 
@@ -191,6 +192,16 @@ int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
     return done;
 }
 
+/* Take @cmd, the first in service, out of service: its slot is freed */
+static inline QEMU_ALWAYS_INLINE
+void zr_service_done(ZrService *s, ZrCmd *cmd, int64_t now)
+{
+    QTAILQ_REMOVE(&s->in_service, cmd, svc_link);
+    s->busy--;
+    s->stats.completions++;
+    trace_zr_service_done(s, cmd->seq, now, s->busy);
+}
+
 /* The next command whose service time is over by @now, its slot freed. */
 ZrCmd *zr_service_pop_done(ZrService *s, int64_t now)
 {
@@ -199,10 +210,7 @@ ZrCmd *zr_service_pop_done(ZrService *s, int64_t now)
     if (!cmd || cmd->done_ns > now) {
         return NULL;
     }
-    QTAILQ_REMOVE(&s->in_service, cmd, svc_link);
-    s->busy--;
-    s->stats.completions++;
-    trace_zr_service_done(s, cmd->seq, now, s->busy);
+    zr_service_done(s, cmd, now);
     return cmd;
 }
 
@@ -286,7 +294,8 @@ int64_t zr_service_run(ZrService *s, ZrDispatch *d, int64_t now,
 
     do {
         while (zr_service_next_completion(s) <= now) {
-            cmd = zr_service_pop_done(s, now);
+            cmd = QTAILQ_FIRST(&s->in_service);
+            zr_service_done(s, cmd, now);
             zr_dispatch_complete(d, cmd);
             ops->complete(opaque, cmd);
         }

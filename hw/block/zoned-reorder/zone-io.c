@@ -400,7 +400,9 @@ ZrResult zr_zone_write_end(ZrZoneModel *m, ZrZoneIo *io, bool ok)
         QTAILQ_INSERT_TAIL(&held, next, link);
     }
     zr_zone_touch(m, io->zone);
-    zr_zone_report_held(m, &held, ZR_OK);
+    if (!QTAILQ_EMPTY(&held)) {
+        zr_zone_report_held(m, &held, ZR_OK);
+    }
     return ZR_OK;
 }
 
@@ -422,20 +424,13 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io)
     io->state = ZR_IO_IDLE;
 }
 
-/*
- * Does the zone at @lba (any zone: UINT64_MAX) have orphaned writes:
- * overtaken or detached while their data was still moving, their transfer
- * not over?  Their data may
- * still land, so a write into the zone must wait for them, or the host
- * could finish the orphan's transfer after the new write's and put back
- * what the guest rewrote (a drive finishes its media writes in order).
- */
-bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba)
+/* zr_zone_orphaned() once some zone has orphaned writes */
+bool zr_zone_orphaned_slow(const ZrZoneModel *m, uint64_t lba)
 {
     uint32_t idx;
 
     if (lba == UINT64_MAX) {
-        return m->nr_orphans != 0;
+        return true;
     }
     if (lba >= m->cfg.nr_blocks) {
         return false;

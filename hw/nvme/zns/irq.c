@@ -87,18 +87,6 @@ bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv)
     return iv < s->nr_vectors;
 }
 
-/* CQ @qid was created, deleted, or its head or tail moved */
-void nz_irq_cq_moved(NzCtrl *s, uint16_t qid)
-{
-    NzCq *cq = &s->cq[qid];
-
-    if (cq->valid && cq->ien && cq->head != cq->tail) {
-        set_bit(qid, s->cq_unread);
-    } else {
-        clear_bit(qid, s->cq_unread);
-    }
-}
-
 /* The pin: asserted while an unmasked CQ with IEN holds entries. */
 void nz_irq_update(NzCtrl *s)
 {

@@ -464,7 +464,18 @@ void nz_irq_cleanup(NzCtrl *s);
 void nz_irq_reset(NzCtrl *s);
 void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid);
 void nz_irq_update(NzCtrl *s);
-void nz_irq_cq_moved(NzCtrl *s, uint16_t qid);
+
+/* CQ @qid was created, deleted, or its head or tail moved (irq.c) */
+static inline void nz_irq_cq_moved(NzCtrl *s, uint16_t qid)
+{
+    NzCq *cq = &s->cq[qid];
+
+    if (cq->valid && cq->ien && cq->head != cq->tail) {
+        set_bit(qid, s->cq_unread);
+    } else {
+        clear_bit(qid, s->cq_unread);
+    }
+}
 void nz_irq_post_load(NzCtrl *s);
 void nz_irq_work(NzCtrl *s);
 bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv);

@@ -37,7 +37,9 @@ static void nz_work_pass(void *opaque)
     if (s->resetting || s->enabling || s->shutting_down) {
         nz_regs_work(s);
     }
-    nz_fetch(s);
+    if (s->nr_marks || s->marks_overflow || s->sq[0].head != s->sq[0].tail) {
+        nz_fetch(s);        /* a doorbell rang, or entries wait */
+    }
     if (!QTAILQ_EMPTY(&s->parked)) {
         nz_admin_resume(s);
     }
@@ -49,7 +51,9 @@ static void nz_work_pass(void *opaque)
     }
     zr_service_timer_run_inline(&s->sched);
     s->post_ahead = false;
-    nz_post_done(s);
+    if (!QTAILQ_EMPTY(&s->done) || s->nr_cq_waiting) {
+        nz_post_done(s);
+    }
     if (s->coal_next != INT64_MAX) {
         nz_irq_work(s);
     }

@@ -336,7 +336,20 @@ void zr_zone_write_forget(ZrZoneModel *m, ZrZoneIo *io);
 void zr_zone_set_io_done(ZrZoneModel *m, ZrZoneIoDoneFn *fn, void *opaque);
 void zr_zone_committed(const ZrZoneModel *m, uint32_t idx, ZrZone *out);
 bool zr_zone_idle(const ZrZoneModel *m, uint32_t idx);
-bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba);
+bool zr_zone_orphaned_slow(const ZrZoneModel *m, uint64_t lba);
+
+/*
+ * Does the zone at @lba (any zone: UINT64_MAX) have orphaned writes:
+ * overtaken or detached while their data was still moving, their transfer
+ * not over?  Their data may still land, so a write into the zone must wait
+ * for them, or the host could finish the orphan's transfer after the new
+ * write's and put back what the guest rewrote (a drive finishes its media
+ * writes in order).
+ */
+static inline bool zr_zone_orphaned(const ZrZoneModel *m, uint64_t lba)
+{
+    return m->nr_orphans && zr_zone_orphaned_slow(m, lba);
+}
 bool zr_zone_write_restore(ZrZoneModel *m, ZrZoneIo *io, Error **errp);
 bool zr_zone_write_restore_check(ZrZoneModel *m, Error **errp);
 void zr_zone_write_restore_abort(ZrZoneModel *m);
