@@ -108,12 +108,8 @@ static void zr_service_timer_bh(void *opaque)
     }
 }
 
-/*
- * Run a step now, from a BH of the device guarded like ours (never from a
- * timer callback or an MMIO handler).  Nested in a running step, or held,
- * it does what a kick does.
- */
-void zr_service_timer_run_inline(ZrServiceTimer *t)
+/* zr_service_timer_run_inline() once its quick test found work */
+void zr_service_timer_run_inline_slow(ZrServiceTimer *t)
 {
     if (t->running || t->hold) {
         zr_service_timer_kick(t);

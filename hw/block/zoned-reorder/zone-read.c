@@ -82,8 +82,10 @@ static uint64_t zr_zone_landed_end(const ZrZoneModel *m, uint32_t idx)
 
 void zr_zone_read_release(ZrZoneRead *rd)
 {
-    g_free(rd->heap);
-    rd->heap = NULL;
+    if (rd->heap) {
+        g_free(rd->heap);
+        rd->heap = NULL;
+    }
     rd->nr = 0;
 }
 

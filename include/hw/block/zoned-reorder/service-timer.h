@@ -59,8 +59,23 @@ void zr_service_timer_set_scheduled_hook(ZrServiceTimer *t,
 void zr_service_timer_set_after_run_hook(ZrServiceTimer *t,
                                          void (*fn)(void *opaque));
 void zr_service_timer_set_hook_opaque(ZrServiceTimer *t, void *opaque);
-void zr_service_timer_run_inline(ZrServiceTimer *t);
+void zr_service_timer_run_inline_slow(ZrServiceTimer *t);
 void zr_service_timer_hold(ZrServiceTimer *t);
+
+/*
+ * Run a step now, from a BH of the device guarded like ours (never from a
+ * timer callback or an MMIO handler); nested in a running step, or held,
+ * it does what a kick does.  With nothing pending, in service or
+ * scheduled it has nothing to do, and costs no call.
+ */
+static inline void zr_service_timer_run_inline(ZrServiceTimer *t)
+{
+    if (t->running || t->hold || t->bh_pending ||
+        zr_dispatch_nr_pending(t->dispatch) ||
+        zr_service_next_completion(t->svc) != ZR_SERVICE_NEVER) {
+        zr_service_timer_run_inline_slow(t);
+    }
+}
 
 /* Is the model held (zr_service_timer_hold() not yet released)? */
 static inline bool zr_service_timer_held(const ZrServiceTimer *t)
