@@ -42,14 +42,6 @@ static int64_t ufs_zoned_ahit_ns(UfsZonedState *s)
     return ns;
 }
 
-/* The link carries requests: not in H8 and no exit under way. */
-bool ufs_zoned_link_ready(UfsZonedState *s)
-{
-    return !s->h8 && (s->h8_exit_end_ns <= 0 ||
-                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >=
-                      s->h8_exit_end_ns);
-}
-
 /* timer_del() takes the timer list's lock: only when there is one to stop */
 static void ufs_zoned_ahit_stop(UfsZonedState *s)
 {
@@ -139,11 +131,8 @@ void ufs_zoned_ahit_idle(UfsZonedState *s)
     timer_mod(s->ahit_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
 }
 
-/*
- * A request for the link (a transfer or task management doorbell, an SQ
- * doorbell, a UIC command): leave H8 first.
- */
-void ufs_zoned_ahit_busy(UfsZonedState *s)
+/* ufs_zoned_ahit_busy() with auto-hibernate on or the link in H8 */
+void ufs_zoned_ahit_wake(UfsZonedState *s)
 {
     if (s->ahit_timer) {
         ufs_zoned_ahit_stop(s);

@@ -67,13 +67,6 @@ static bool ufs_zoned_msg_mode(UfsZonedState *s)
     return msix_enabled(pci) || msi_enabled(pci);
 }
 
-static void ufs_zoned_irq_sources(UfsZonedState *s, uint32_t *is,
-                                  uint32_t *cqs)
-{
-    *is = ufs_zoned_is(s) & s->reg.ie;
-    *cqs = (s->reg.ie & R_IS_CQES_MASK) ? ufs_zoned_mcq_cq_events(s) : 0;
-}
-
 static void ufs_zoned_irq_send(UfsZonedState *s)
 {
     PCIDevice *pci = &s->parent_obj;
@@ -90,27 +83,11 @@ static void ufs_zoned_irq_send(UfsZonedState *s)
     }
 }
 
-/* INTx pin of the function as the PCI core has it */
-static bool ufs_zoned_intx_pin(UfsZonedState *s)
+/* ufs_zoned_irq_update() once a source or the line differs */
+void ufs_zoned_irq_changed(UfsZonedState *s, uint32_t is, uint32_t cqs)
 {
-    return (s->parent_obj.irq_state >> pci_intx(&s->parent_obj)) & 1;
-}
+    bool rise, level = is || cqs;
 
-void ufs_zoned_irq_update(UfsZonedState *s)
-{
-    uint32_t is, cqs;
-    bool rise, level;
-
-    ufs_zoned_irq_sources(s, &is, &cqs);
-    level = is || cqs;
-    /*
-     * Nothing set or cleared since the last look, and the line (if it is
-     * the way) already there: no message, no level to change, either way.
-     */
-    if (is == s->irq_is_last && cqs == s->irq_cq_last &&
-        level == s->intx_level && ufs_zoned_intx_pin(s) == level) {
-        return;
-    }
     rise = (is & ~s->irq_is_last) || (cqs & ~s->irq_cq_last);
     s->irq_is_last = is;
     s->irq_cq_last = cqs;

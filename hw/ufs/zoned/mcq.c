@@ -116,16 +116,6 @@ static void ufs_zoned_mcq_guest_error(uint32_t q, const char *why)
     trace_ufs_zoned_err_mcq(q, why);
 }
 
-/* CQ @q's CQIS or CQIE changed: its bit in cq_events follows them. */
-void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q)
-{
-    if (q < s->mcq_queues && (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK)) {
-        s->cq_events |= 1u << q;
-    } else {
-        s->cq_events &= ~(1u << q);
-    }
-}
-
 /* --- fetching from the submission queues ------------------------------- */
 
 static int ufs_zoned_mcq_free_req(UfsZonedState *s)
@@ -163,6 +153,9 @@ static bool ufs_zoned_mcq_fetch_one(UfsZonedState *s, uint32_t q)
     addr = ufs_zoned_mcq_base(s->mcq_cfg[q].sqlba, s->mcq_cfg[q].squba) +
            at * UFSZ_MCQ_ENTRY_SIZE;
     sq->head = (at + 1) % ufs_zoned_mcq_entries(attr);
+    if (sq->head == sq->tail) {
+        s->sq_rung &= ~(1u << q);   /* the SQ is empty: nothing waits */
+    }
     if (pci_dma_read(&s->parent_obj, addr, &utrd, sizeof(utrd)) != MEMTX_OK) {
         /*
          * No UTRD, so no UCD address a CQE could name: a system bus
@@ -214,9 +207,10 @@ static void ufs_zoned_sq_mark(UfsZonedState *s, uint32_t q, uint32_t tail)
 
 static void ufs_zoned_sq_unmark(UfsZonedState *s, uint32_t i)
 {
-    s->nr_sq_marks--;
-    memmove(&s->sq_marks[i], &s->sq_marks[i + 1],
-            (s->nr_sq_marks - i) * sizeof(s->sq_marks[0]));
+    if (--s->nr_sq_marks > i) {
+        memmove(&s->sq_marks[i], &s->sq_marks[i + 1],
+                (s->nr_sq_marks - i) * sizeof(s->sq_marks[0]));
+    }
 }
 
 /* SQ @q was disabled: forget what it had rung. */
@@ -454,7 +448,10 @@ static void ufs_zoned_cq_drain(UfsZonedState *s, uint32_t c)
     }
 }
 
-/* MCQ part of the work BH: fetch, then post what waited for CQ room. */
+/*
+ * MCQ part of the work BH: fetch, then post what waited for CQ room.
+ * Nothing to do without a fetch pending or a CQ with waiters.
+ */
 void ufs_zoned_mcq_work(UfsZonedState *s)
 {
     uint32_t c, bits;
@@ -479,9 +476,6 @@ void ufs_zoned_mcq_work(UfsZonedState *s)
         } else if (c < s->mcq_queues) {
             ufs_zoned_cq_drain(s, c);
         }
-    }
-    if (ufs_zoned_idle(s)) {
-        ufs_zoned_ahit_idle(s);
     }
 }
 

@@ -196,7 +196,5 @@ void ufs_zoned_utmrl_work(UfsZonedState *s)
     if (done) {
         ufs_zoned_raise(s, R_IS_UTMRCS_MASK);
     }
-    if (ufs_zoned_idle(s)) {
-        ufs_zoned_ahit_idle(s);
-    }
+    ufs_zoned_ahit_maybe_idle(s);
 }

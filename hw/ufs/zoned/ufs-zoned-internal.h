@@ -20,6 +20,8 @@
 #ifndef HW_UFS_ZONED_INTERNAL_H
 #define HW_UFS_ZONED_INTERNAL_H
 
+#include "qemu/bswap.h"
+#include "qemu/timer.h"
 #include "hw/ufs/ufs-zoned.h"
 #include "hw/scsi/scsi.h"
 #include "block/ufs.h"
@@ -359,13 +361,56 @@ static inline uint32_t ufs_zoned_is(UfsZonedState *s)
     return s->reg.is | (ufs_zoned_mcq_cq_events(s) ? R_IS_CQES_MASK : 0);
 }
 
+/* CQ @q's CQIS or CQIE changed: its bit in cq_events follows them. */
+static inline void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q)
+{
+    if (q < s->mcq_queues && (s->cq[q].is & s->cq[q].ie & R_CQIS_TEPS_MASK)) {
+        s->cq_events |= 1u << q;
+    } else {
+        s->cq_events &= ~(1u << q);
+    }
+}
+
 /* irq.c */
 bool ufs_zoned_irq_init(UfsZonedState *s, Error **errp);
 void ufs_zoned_irq_cleanup(UfsZonedState *s);
 void ufs_zoned_irq_reset(UfsZonedState *s);
 void ufs_zoned_irq_post_load(UfsZonedState *s);
 bool ufs_zoned_irq_check_loaded(UfsZonedState *s, Error **errp);
-void ufs_zoned_irq_update(UfsZonedState *s);
+void ufs_zoned_irq_changed(UfsZonedState *s, uint32_t is, uint32_t cqs);
+
+/* The enabled interrupt sources: IS bits, and each CQ's event with CQES */
+static inline void ufs_zoned_irq_sources(UfsZonedState *s, uint32_t *is,
+                                         uint32_t *cqs)
+{
+    *is = ufs_zoned_is(s) & s->reg.ie;
+    *cqs = (s->reg.ie & R_IS_CQES_MASK) ? ufs_zoned_mcq_cq_events(s) : 0;
+}
+
+/* INTx pin of the function as the PCI core has it */
+static inline bool ufs_zoned_intx_pin(UfsZonedState *s)
+{
+    return (s->parent_obj.irq_state >> pci_intx(&s->parent_obj)) & 1;
+}
+
+/* The interrupt sources may have changed: message or INTx level (irq.c) */
+static inline void ufs_zoned_irq_update(UfsZonedState *s)
+{
+    uint32_t is, cqs;
+    bool level;
+
+    ufs_zoned_irq_sources(s, &is, &cqs);
+    level = is || cqs;
+    /*
+     * Nothing set or cleared since the last look, and the line (if it is
+     * the way) already there: no message, no level to change, either way.
+     */
+    if (is == s->irq_is_last && cqs == s->irq_cq_last &&
+        level == s->intx_level && ufs_zoned_intx_pin(s) == level) {
+        return;
+    }
+    ufs_zoned_irq_changed(s, is, cqs);
+}
 void ufs_zoned_raise(UfsZonedState *s, uint32_t is_bits);
 
 /* MMIO handlers: what they make set is sent from the work BH (irq.c). */
@@ -391,8 +436,28 @@ void ufs_zoned_ahit_init(UfsZonedState *s);
 void ufs_zoned_ahit_cleanup(UfsZonedState *s);
 void ufs_zoned_ahit_reset(UfsZonedState *s);
 void ufs_zoned_ahit_idle(UfsZonedState *s);
-void ufs_zoned_ahit_busy(UfsZonedState *s);
-bool ufs_zoned_link_ready(UfsZonedState *s);
+void ufs_zoned_ahit_wake(UfsZonedState *s);
+
+/*
+ * A request for the link (a transfer or task management doorbell, an SQ
+ * doorbell, a UIC command): leave H8 first.  Without auto-hibernate no
+ * AHIT timer ever runs (ufs_zoned_ahit_idle() arms none), so there is
+ * only an H8 the host entered to leave.
+ */
+static inline void ufs_zoned_ahit_busy(UfsZonedState *s)
+{
+    if (s->auto_hibernate || s->h8) {
+        ufs_zoned_ahit_wake(s);
+    }
+}
+
+/* The link carries requests: not in H8 and no exit under way. */
+static inline bool ufs_zoned_link_ready(UfsZonedState *s)
+{
+    return !s->h8 && (s->h8_exit_end_ns <= 0 ||
+                      qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) >=
+                      s->h8_exit_end_ns);
+}
 void ufs_zoned_ahit_write(UfsZonedState *s, uint32_t val);
 void ufs_zoned_h8_exit_by_host(UfsZonedState *s);
 void ufs_zoned_h8_enter(UfsZonedState *s);
@@ -403,10 +468,15 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd);
 /* utp.c */
 extern const SCSIBusInfo ufs_zoned_scsi_info;
 extern const ZrServiceOps ufs_zoned_service_ops;
-bool ufs_zoned_idle(UfsZonedState *s);
 UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
                                 uint32_t tag);
-hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd);
+
+/* The UCD address of a UTRD (UFSHCI 4.0 6.1.1, DW4-5) */
+static inline hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd)
+{
+    return ((uint64_t)le32_to_cpu(utrd->command_desc_base_addr_hi) << 32) |
+           (le32_to_cpu(utrd->command_desc_base_addr_lo) & ~0x7fu);
+}
 void ufs_zoned_req_begin(UfsZonedReq *req, const UtpTransferReqDesc *utrd);
 void ufs_zoned_utrl_doorbell(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utrl_fetch(UfsZonedState *s);
@@ -437,7 +507,6 @@ void ufs_zoned_prdt_free(UfsZonedReq *req);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
-void ufs_zoned_cq_events_update(UfsZonedState *s, uint32_t q);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);
@@ -449,6 +518,24 @@ bool ufs_zoned_mcq_fetch_waiting_slow(UfsZonedState *s);
 static inline bool ufs_zoned_mcq_fetch_waiting(UfsZonedState *s)
 {
     return s->sq_rung && ufs_zoned_mcq_fetch_waiting_slow(s);
+}
+
+/* No request anywhere in the controller: the link may go to H8 */
+static inline bool ufs_zoned_idle(UfsZonedState *s)
+{
+    return !s->utrldbr && !s->mcq_active && !s->reg.utmrldbr &&
+           !ufs_zoned_mcq_fetch_waiting(s);
+}
+
+/*
+ * The controller may have gone idle: (re)arm the AHIT idle timer.  There
+ * is none to arm or stop without auto-hibernate.
+ */
+static inline void ufs_zoned_ahit_maybe_idle(UfsZonedState *s)
+{
+    if (s->auto_hibernate && ufs_zoned_idle(s)) {
+        ufs_zoned_ahit_idle(s);
+    }
 }
 void ufs_zoned_mcq_stop_all(UfsZonedState *s);
 void ufs_zoned_mcq_work(UfsZonedState *s);

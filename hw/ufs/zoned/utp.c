@@ -160,12 +160,6 @@ static void ufs_zoned_write_ocs(UfsZonedState *s, UfsZonedReq *req)
     }
 }
 
-bool ufs_zoned_idle(UfsZonedState *s)
-{
-    return !s->utrldbr && !s->mcq_active && !s->reg.utmrldbr &&
-           !ufs_zoned_mcq_fetch_waiting(s);
-}
-
 /* Legacy slot done: OCS into the UTRD, doorbell bit clear, UTRCS. */
 static void ufs_zoned_legacy_done(UfsZonedState *s, UfsZonedReq *req)
 {
@@ -217,9 +211,7 @@ static void ufs_zoned_req_done(UfsZonedReq *req, UtpUpiuRsp *rsp,
     } else {
         ufs_zoned_legacy_done(s, req);
     }
-    if (ufs_zoned_idle(s)) {
-        ufs_zoned_ahit_idle(s);
-    }
+    ufs_zoned_ahit_maybe_idle(s);
 }
 
 /* Complete with an OCS error before the request reached an LU. */
@@ -362,7 +354,8 @@ static bool ufs_zoned_sg_fits(UfsZonedReq *req, SCSIRequest *sreq)
     if (!hd) {
         hd = object_class_by_name("scsi-hd");
     }
-    if (!hd || object_get_class(OBJECT(sreq->dev)) != hd ||
+    /* OBJECT()->class is object_get_class() without its call */
+    if (!hd || OBJECT(sreq->dev)->class != hd ||
         req->mig_live || req->xfer_off ||
         !(req->zr.op == ZR_OP_READ || req->zr.op == ZR_OP_WRITE) ||
         sreq->cmd.mode != (req->zr.op == ZR_OP_READ ? SCSI_XFER_FROM_DEV :
@@ -954,6 +947,10 @@ void ufs_zoned_utp_work(UfsZonedState *s)
             req->finish_pending = false;
             ufs_zoned_cmd_maybe_finish(req);
         }
+        /* no event left: the next pass need not look at it */
+        if (!req->xfer_pending && !req->finish_pending) {
+            s->pending_map[req->slot / 64] &= ~(1ULL << (req->slot % 64));
+        }
     }
 }
 
@@ -1049,7 +1046,7 @@ static bool ufs_zoned_lu_is_zbc(SCSIDevice *dev)
 {
     static ObjectClass *zbc, *last;
     static bool last_zbc;
-    ObjectClass *cls = object_get_class(OBJECT(dev)), *oc;
+    ObjectClass *cls = OBJECT(dev)->class, *oc;    /* object_get_class() */
 
     if (cls == last) {
         return last_zbc;
@@ -1113,8 +1110,11 @@ static void ufs_zoned_command(UfsZonedReq *req)
         return;
     }
     ufs_zoned_cmd_classify(req->upiu.sc.cdb, &op, &lba, &len);
-    trace_ufs_zoned_submit(req->slot, req->upiu.header.lun,
-                           req->upiu.sc.cdb[0], zr_op_name(op), lba, len);
+    /* zr_op_name() is a call: only when the event is on */
+    if (trace_event_get_state_backends(TRACE_UFS_ZONED_SUBMIT)) {
+        trace_ufs_zoned_submit(req->slot, req->upiu.header.lun,
+                               req->upiu.sc.cdb[0], zr_op_name(op), lba, len);
+    }
     zr_cmd_init(&req->zr, req->tag, MAX(req->sq, 0), op,
                 (uint64_t)req->upiu.header.lun << UFSZ_LUN_SHIFT | lba, len,
                 req);
@@ -1147,12 +1147,6 @@ UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
     req->busy = true;
     req->svc_done = true;       /* set false for commands that are timed */
     return req;
-}
-
-hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd)
-{
-    return ((uint64_t)le32_to_cpu(utrd->command_desc_base_addr_hi) << 32) |
-           (le32_to_cpu(utrd->command_desc_base_addr_lo) & ~0x7fu);
 }
 
 /*
@@ -1264,8 +1258,10 @@ void ufs_zoned_utrl_fetch(UfsZonedState *s)
         uint32_t ring = s->rings[0];
         uint32_t slot;
 
-        s->nr_rings--;
-        memmove(s->rings, s->rings + 1, s->nr_rings * sizeof(s->rings[0]));
+        if (--s->nr_rings) {
+            memmove(s->rings, s->rings + 1,
+                    s->nr_rings * sizeof(s->rings[0]));
+        }
         trace_ufs_zoned_fetch_ring(ring, s->nr_rings);
         for (; ring; ring &= ring - 1) {
             slot = ctz32(ring);
@@ -1273,9 +1269,6 @@ void ufs_zoned_utrl_fetch(UfsZonedState *s)
                 ufs_zoned_legacy_fetch(s, slot);
             }
         }
-    }
-    if (ufs_zoned_idle(s)) {
-        ufs_zoned_ahit_idle(s);
     }
 }
 
@@ -1404,9 +1397,7 @@ void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val)
     }
     s->nr_rings = n;
     ufs_zoned_teardown_end(s);
-    if (ufs_zoned_idle(s)) {
-        ufs_zoned_ahit_idle(s);
-    }
+    ufs_zoned_ahit_maybe_idle(s);
 }
 
 /*

@@ -43,15 +43,24 @@ static void ufs_zoned_work_pass(void *opaque)
     UfsZonedState *s = opaque;
 
     /* what was rung before a task management request is covered by it */
-    ufs_zoned_utrl_fetch(s);
-    ufs_zoned_mcq_work(s);
+    if (s->nr_rings) {
+        ufs_zoned_utrl_fetch(s);
+    }
+    if (s->mcq_fetch_pending || s->cq_waits) {
+        ufs_zoned_mcq_work(s);
+    }
+    /* what the fetches took (or the completions before them) may idle it */
+    ufs_zoned_ahit_maybe_idle(s);
     if (s->utmrl_pending) {
         ufs_zoned_utmrl_work(s);    /* nothing to do without */
     }
     if (ufs_zoned_pending_any(s)) {
         ufs_zoned_utp_work(s);
     }
-    ufs_zoned_irq_work(s);
+    /* aggregation timeouts, a deferred message: nothing else to do there */
+    if (s->agg_armed || s->irq_msg_pending) {
+        ufs_zoned_irq_work(s);
+    }
     /*
      * Start what was submitted here and now, under the same guard: the
      * LU's requests for data come back as another pass, with no main-loop
