@@ -8,6 +8,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/bswap.h"
+#include "hw/pci/pci_regs.h"
 #include "zr-nvme-helpers.h"
 #include "zr-scsi-helpers.h"
 
@@ -305,6 +306,124 @@ static void test_read_race(void)
     g_assert_cmpuint(buf[0], ==, 0x5a);
     nzt_stop(n);
     unlink(img);
+}
+
+/* Is the controller's INTx pin asserted?  (PCI Status, Interrupt Status) */
+static bool nzt_intx(Nzt *n)
+{
+    return qpci_config_readw(n->dev, PCI_STATUS) & PCI_STATUS_INTERRUPT;
+}
+
+/* Queue a one-block write on SQ 1, ring, step until its CQE is posted */
+static void nzt_write_posted(Nzt *n, uint64_t slba)
+{
+    NztQueue *q = &n->q[1];
+    NvmeCmd cmd;
+    NvmeCqe cqe;
+    int i;
+
+    nzt_rw_cmd(&cmd, NVME_CMD_WRITE, slba, 1, n->data, 0);
+    nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    for (i = 0; i < NZT_MAX_STEPS; i++) {
+        qtest_memread(n->qts, q->cq + q->cq_head * 16, &cqe, sizeof(cqe));
+        if ((le16_to_cpu(cqe.status) & 1) == q->phase) {
+            g_assert_cmphex(NZT_SC(&cqe), ==, 0);
+            return;
+        }
+        nzt_step(n, NZT_STEP_NS);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * INTx (Base 2.0 3.5.1, 3.1.4.3/4): the pin is asserted while a CQ with
+ * interrupts enabled holds entries the host has not consumed and INTMS
+ * does not mask its vector; INTMS/INTMC set and clear the mask; the CQ
+ * head doorbell that consumes the last entry deasserts it.
+ */
+static void test_intx(void)
+{
+    Nzt *n = nzt_start(DEV(FAST), 1);
+    NvmeCqe cqe;
+    uint64_t n0;
+
+    g_assert_false(nzt_intx(n));
+    n0 = nzt_qom_u64(n, "interrupts");
+    nzt_write_posted(n, 0);
+    g_assert_true(nzt_intx(n));
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 1);
+
+    nzt_wr(n, NVME_REG_INTMS, 1);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_INTMS), ==, 1);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_INTMC), ==, 1);
+    g_assert_false(nzt_intx(n));
+    nzt_wr(n, NVME_REG_INTMC, 1);
+    g_assert_cmphex(nzt_rd(n, NVME_REG_INTMS), ==, 0);
+    g_assert_true(nzt_intx(n));
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 2);
+
+    /* a second entry: still asserted until both are consumed */
+    nzt_write_posted(n, 1);
+    g_assert_true(nzt_poll(n, 1, &cqe));
+    g_assert_true(nzt_intx(n));
+    g_assert_true(nzt_poll(n, 1, &cqe));
+    g_assert_false(nzt_intx(n));
+    nzt_stop(n);
+}
+
+/*
+ * MSI-X with interrupt coalescing (Set Features 08h: aggregation
+ * threshold, 0's based, and time in 100 us units; 09h: Coalescing
+ * Disable per vector; Base 2.0 5.27.1.8/9): a message once THR + 1
+ * entries are posted or the time since the first ran out; none for
+ * those in between; every entry at once on a vector with CD set.
+ */
+static void test_coalescing(void)
+{
+    Nzt *n = nzt_boot(DEV(FAST));
+    NvmeCqe cqe;
+    uint64_t n0;
+    int i;
+
+    nzt_enable(n);
+    g_assert_cmphex(nzt_set_feature(n, NVME_NUMBER_OF_QUEUES, 0, NULL), ==,
+                    NVME_SUCCESS);
+    nzt_create_ioq(n, 1, NZT_QSIZE, 1);     /* I/O CQ 1 on vector 1 */
+    qpci_msix_enable(n->dev);
+    g_assert_cmphex(nzt_set_feature(n, NVME_INTERRUPT_COALESCING,
+                                    3 | 10 << 8, NULL), ==, NVME_SUCCESS);
+    n0 = nzt_qom_u64(n, "interrupts");
+    for (i = 0; i < 3; i++) {
+        nzt_write_posted(n, i);
+        g_assert_true(nzt_poll(n, 1, &cqe));
+        g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0);
+    }
+    nzt_write_posted(n, 3);
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 1);
+    g_assert_true(nzt_poll(n, 1, &cqe));
+    g_assert_false(nzt_intx(n));
+
+    /* one entry: the message when 1 ms has passed since it, not before */
+    nzt_write_posted(n, 4);
+    g_assert_true(nzt_poll(n, 1, &cqe));
+    nzt_step(n, 900000);
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 1);
+    nzt_step(n, 100000);
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 2);
+
+    /* the admin vector is never coalesced: nothing to configure there */
+    g_assert_cmphex(nzt_set_feature(n, NVME_INTERRUPT_VECTOR_CONF,
+                                    0 | 1u << 16, NULL), ==,
+                    NVME_INVALID_FIELD | NVME_DNR);
+    /* Coalescing Disable on vector 1: every entry gets its message */
+    g_assert_cmphex(nzt_set_feature(n, NVME_INTERRUPT_VECTOR_CONF,
+                                    1 | 1u << 16, NULL), ==, NVME_SUCCESS);
+    n0 = nzt_qom_u64(n, "interrupts");
+    nzt_write_posted(n, 5);
+    g_assert_cmpuint(nzt_qom_u64(n, "interrupts"), ==, n0 + 1);
+    g_assert_true(nzt_poll(n, 1, &cqe));
+    nzt_stop(n);
 }
 
 /* Writes off the write pointer: Zone Invalid Write, without DNR */
@@ -1514,6 +1633,8 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/features", test_features);
     qtest_add_func("/nvme-zns/write-read", test_write_read);
     qtest_add_func("/nvme-zns/read-race", test_read_race);
+    qtest_add_func("/nvme-zns/intx", test_intx);
+    qtest_add_func("/nvme-zns/coalescing", test_coalescing);
     qtest_add_func("/nvme-zns/zone-invalid-write", test_zone_invalid_write);
     qtest_add_func("/nvme-zns/zone-invalid-write-dnr",
                    test_zone_invalid_write_dnr);

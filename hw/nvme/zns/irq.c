@@ -92,12 +92,19 @@ void nz_irq_update(NzCtrl *s)
 {
     PCIDevice *pci = nz_pci(s);
     bool level = false;
-    uint32_t q;
+    uint32_t w;
 
     if (!msix_enabled(pci)) {
-        for (q = find_first_bit(s->cq_unread, NZ_NR_Q); q < NZ_NR_Q && !level;
-             q = find_next_bit(s->cq_unread, NZ_NR_Q, q + 1)) {
-            level = !(s->intms & (1u << (s->cq[q].iv & 31)));
+        /* any CQ with unread entries whose vector INTMS does not mask */
+        for (w = 0; w < BITS_TO_LONGS(NZ_NR_Q) && !level; w++) {
+            unsigned long bits = s->cq_unread[w];
+
+            while (bits && !level) {
+                uint32_t q = w * BITS_PER_LONG + ctzl(bits);
+
+                bits &= bits - 1;
+                level = !(s->intms & (1u << (s->cq[q].iv & 31)));
+            }
         }
     }
     if (level != s->intx_level) {
