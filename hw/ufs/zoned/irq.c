@@ -60,11 +60,21 @@ static void ufs_zoned_iacr_set(UfsZonedState *s, uint32_t idx, uint32_t v)
     }
 }
 
+/*
+ * MSI-X or MSI enabled: the PCI core is asked again only after what can
+ * change the answer -- a config space write, a reset (the PCI core clears
+ * the enables after or before ours: the first update after it asks) or
+ * a load.
+ */
 static bool ufs_zoned_msg_mode(UfsZonedState *s)
 {
     PCIDevice *pci = &s->parent_obj;
 
-    return msix_enabled(pci) || msi_enabled(pci);
+    if (!s->msg_mode_known) {
+        s->msg_mode = msix_enabled(pci) || msi_enabled(pci);
+        s->msg_mode_known = true;
+    }
+    return s->msg_mode;
 }
 
 static void ufs_zoned_irq_send(UfsZonedState *s)
@@ -324,6 +334,7 @@ void ufs_zoned_irq_reset(UfsZonedState *s)
         timer_del(s->agg_timer);
     }
     s->irq_msg_pending = false;
+    s->msg_mode_known = false;
     /* the reset lowered the line; nothing counts as seen */
     s->intx_level = false;
     s->irq_is_last = 0;
@@ -342,6 +353,7 @@ void ufs_zoned_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
     bool was = ufs_zoned_msg_mode(s);
 
     pci_default_write_config(pci, addr, val, len);
+    s->msg_mode_known = false;
     if (ufs_zoned_msg_mode(s) != was) {
         s->irq_is_last = 0;
         s->irq_cq_last = 0;
@@ -387,6 +399,7 @@ bool ufs_zoned_irq_check_loaded(UfsZonedState *s, Error **errp)
  */
 void ufs_zoned_irq_post_load(UfsZonedState *s)
 {
+    s->msg_mode_known = false;      /* config space came with the load */
     ufs_zoned_irq_sources(s, &s->irq_is_last, &s->irq_cq_last);
     if (!ufs_zoned_msg_mode(s)) {
         s->intx_level = s->irq_is_last || s->irq_cq_last;

@@ -271,7 +271,7 @@ static bool ufs_zoned_mcq_fetch_marked(UfsZonedState *s)
 static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
 {
     bool progress;
-    uint32_t q;
+    uint32_t q, bits;
 
     if (s->mcq_fetching) {
         s->mcq_fetch_again = true;
@@ -285,7 +285,10 @@ static void ufs_zoned_mcq_fetch_run(UfsZonedState *s)
         }
         do {
             progress = false;
-            for (q = 0; q < s->mcq_queues && !s->teardown; q++) {
+            /* only an SQ with its sq_rung bit may hold entries */
+            for (bits = s->sq_rung & MAKE_64BIT_MASK(0, s->mcq_queues);
+                 bits && !s->teardown; bits &= bits - 1) {
+                q = ctz32(bits);
                 if (s->sq[q].head != s->sq[q].tail) {
                     progress |= ufs_zoned_mcq_fetch_one(s, q);
                 }
@@ -857,56 +860,105 @@ static uint32_t ufs_zoned_mcq_opr_read(UfsZonedState *s, uint32_t q,
     return 0;
 }
 
-/* Decode an MCQ register address; false if @addr is not one. */
-static bool ufs_zoned_mcq_decode(UfsZonedState *s, hwaddr addr, bool *opr,
-                                 uint32_t *q, uint32_t *off)
+/*
+ * Decode a queue configuration register address; false if @addr is not
+ * one.  The operation registers have a subregion of their own.
+ */
+static bool ufs_zoned_mcq_decode(UfsZonedState *s, hwaddr addr, uint32_t *q,
+                                 uint32_t *off)
 {
     if (!s->mcq) {
         return false;
     }
     if (addr >= UFSZ_MCQ_CFG_BASE &&
         addr < UFSZ_MCQ_CFG_BASE + s->mcq_queues * UFSZ_MCQ_CFG_STRIDE) {
-        *opr = false;
         *q = (addr - UFSZ_MCQ_CFG_BASE) / UFSZ_MCQ_CFG_STRIDE;
         *off = (addr - UFSZ_MCQ_CFG_BASE) % UFSZ_MCQ_CFG_STRIDE;
-        return true;
-    }
-    if (addr >= UFSZ_MCQ_OPR_BASE &&
-        addr < UFSZ_MCQ_OPR_BASE + s->mcq_queues * UFSZ_MCQ_OPR_STRIDE) {
-        *opr = true;
-        *q = (addr - UFSZ_MCQ_OPR_BASE) / UFSZ_MCQ_OPR_STRIDE;
-        *off = (addr - UFSZ_MCQ_OPR_BASE) % UFSZ_MCQ_OPR_STRIDE;
         return true;
     }
     return false;
 }
 
+/*
+ * The operation and runtime registers are a subregion of BAR0 of their
+ * own (ufs_zoned_mcq_init()): a doorbell is one call from the memory
+ * core, not a walk through the register file's switch first.  The same
+ * trace events and MMIO bracket as the register file's (regs.c).
+ */
+static uint64_t ufs_zoned_mcq_opr_mmio_read(void *opaque, hwaddr addr,
+                                            unsigned size)
+{
+    UfsZonedState *s = opaque;
+    uint32_t val;
+
+    if (addr >= s->mcq_queues * UFSZ_MCQ_OPR_STRIDE) {
+        /* beyond the queues: as the register file answers (regs.c) */
+        return ufs_zoned_mmio_ops.read(opaque, UFSZ_MCQ_OPR_BASE + addr,
+                                       size);
+    }
+    val = ufs_zoned_mcq_opr_read(s, addr / UFSZ_MCQ_OPR_STRIDE,
+                                 addr % UFSZ_MCQ_OPR_STRIDE);
+    trace_ufs_zoned_mmio_read(UFSZ_MCQ_OPR_BASE + addr, val);
+    return val;
+}
+
+static void ufs_zoned_mcq_opr_mmio_write(void *opaque, hwaddr addr,
+                                         uint64_t data, unsigned size)
+{
+    UfsZonedState *s = opaque;
+
+    if (addr >= s->mcq_queues * UFSZ_MCQ_OPR_STRIDE) {
+        ufs_zoned_mmio_ops.write(opaque, UFSZ_MCQ_OPR_BASE + addr, data,
+                                 size);
+        return;
+    }
+    trace_ufs_zoned_mmio_write(UFSZ_MCQ_OPR_BASE + addr, (uint32_t)data);
+    ufs_zoned_irq_mmio_begin(s);
+    ufs_zoned_mcq_opr_write(s, addr / UFSZ_MCQ_OPR_STRIDE,
+                            addr % UFSZ_MCQ_OPR_STRIDE, data);
+    ufs_zoned_irq_mmio_end(s);
+}
+
+static const MemoryRegionOps ufs_zoned_mcq_opr_ops = {
+    .read = ufs_zoned_mcq_opr_mmio_read,
+    .write = ufs_zoned_mcq_opr_mmio_write,
+    UFSZ_MMIO_DWORDS,
+};
+
+/*
+ * Realize, mode=mcq: the operation registers, to the end of BAR0 -- whole
+ * pages, which the memory core finds without a subpage step.
+ */
+void ufs_zoned_mcq_init(UfsZonedState *s)
+{
+    QEMU_BUILD_BUG_ON(UFSZ_MCQ_OPR_BASE % 4096 || UFSZ_BAR0_SIZE % 4096 ||
+                      UFSZ_MCQ_OPR_BASE + UFSZ_MCQ_MAX_QUEUES *
+                      UFSZ_MCQ_OPR_STRIDE > UFSZ_BAR0_SIZE);
+    memory_region_init_io(&s->mcq_opr, OBJECT(s), &ufs_zoned_mcq_opr_ops, s,
+                          "ufs-zoned-mcq-opr",
+                          UFSZ_BAR0_SIZE - UFSZ_MCQ_OPR_BASE);
+    memory_region_add_subregion(&s->iomem, UFSZ_MCQ_OPR_BASE, &s->mcq_opr);
+}
+
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val)
 {
     uint32_t q, off;
-    bool opr;
 
-    if (!ufs_zoned_mcq_decode(s, addr, &opr, &q, &off)) {
+    if (!ufs_zoned_mcq_decode(s, addr, &q, &off)) {
         return false;
     }
-    *val = opr ? ufs_zoned_mcq_opr_read(s, q, off) :
-                 ((uint32_t *)&s->mcq_cfg[q])[off / 4];
+    *val = ((uint32_t *)&s->mcq_cfg[q])[off / 4];
     return true;
 }
 
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val)
 {
     uint32_t q, off;
-    bool opr;
 
-    if (!ufs_zoned_mcq_decode(s, addr, &opr, &q, &off)) {
+    if (!ufs_zoned_mcq_decode(s, addr, &q, &off)) {
         return false;
     }
-    if (opr) {
-        ufs_zoned_mcq_opr_write(s, q, off, val);
-    } else {
-        ufs_zoned_mcq_cfg_write(s, q, off, val);
-    }
+    ufs_zoned_mcq_cfg_write(s, q, off, val);
     return true;
 }
 

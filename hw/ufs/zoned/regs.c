@@ -198,13 +198,5 @@ static void ufs_zoned_mmio_write(void *opaque, hwaddr addr, uint64_t data,
 const MemoryRegionOps ufs_zoned_mmio_ops = {
     .read = ufs_zoned_mmio_read,
     .write = ufs_zoned_mmio_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .impl = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
-    .valid = {
-        .min_access_size = 4,
-        .max_access_size = 4,
-    },
+    UFSZ_MMIO_DWORDS,
 };

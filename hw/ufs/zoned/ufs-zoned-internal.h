@@ -194,6 +194,7 @@ typedef struct UfsZonedCq {
 struct UfsZonedState {
     PCIDevice parent_obj;
     MemoryRegion iomem;
+    MemoryRegion mcq_opr;       /* BAR0's MCQ operation registers (mcq.c) */
     SCSIBus bus;
 
     /* Properties */
@@ -222,6 +223,8 @@ struct UfsZonedState {
     bool intx_level;
     bool irq_in_mmio;           /* in an MMIO handler: defer messages */
     bool irq_msg_pending;       /* a message deferred to the work BH */
+    bool msg_mode_known;        /* msg_mode is the PCI core's answer ... */
+    bool msg_mode;              /* ... to MSI-X or MSI enabled (irq.c) */
     uint32_t irq_is_last;       /* IS & IE at the last look */
     uint32_t irq_cq_last;       /* CQs with an enabled event then */
     uint64_t interrupts;        /* messages sent, or INTx assertions */
@@ -348,6 +351,12 @@ void ufs_zoned_teardown_end(UfsZonedState *s);
 
 /* regs.c */
 extern const MemoryRegionOps ufs_zoned_mmio_ops;
+
+/* BAR0's registers are dwords (UFSHCI 4.0 5.1): its MemoryRegionOps' */
+#define UFSZ_MMIO_DWORDS \
+    .endianness = DEVICE_LITTLE_ENDIAN, \
+    .impl = { .min_access_size = 4, .max_access_size = 4 }, \
+    .valid = { .min_access_size = 4, .max_access_size = 4 }
 
 /* mcq.c: the CQs whose enabled CQIS event is set, one bit a CQ */
 static inline uint32_t ufs_zoned_mcq_cq_events(UfsZonedState *s)
@@ -501,12 +510,27 @@ void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);
 void ufs_zoned_utp_reset(UfsZonedState *s);
 void ufs_zoned_utp_abort(UfsZonedState *s, uint32_t slot);
 void ufs_zoned_dma_cleanup(UfsZonedState *s);
-UfshcdSgEntry *ufs_zoned_prdt_alloc(UfsZonedState *s, uint32_t slot,
-                                    uint32_t n);
+UfshcdSgEntry *ufs_zoned_prdt_grow(UfsZonedState *s, uint32_t slot,
+                                   uint32_t n);
+
+/*
+ * Room for @n PRDT entries of context @slot, filled by the caller: up to
+ * UFSZ_PRDT_KEEP entries the context keeps from command to command, so a
+ * command mallocs nothing for them.
+ */
+static inline UfshcdSgEntry *ufs_zoned_prdt_alloc(UfsZonedState *s,
+                                                  uint32_t slot, uint32_t n)
+{
+    if (n && n <= s->prdt_cap[slot]) {
+        return s->prdt_keep[slot];
+    }
+    return ufs_zoned_prdt_grow(s, slot, n);
+}
 void ufs_zoned_prdt_free(UfsZonedReq *req);
 
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
+void ufs_zoned_mcq_init(UfsZonedState *s);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);

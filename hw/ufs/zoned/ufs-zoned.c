@@ -139,6 +139,9 @@ static void ufs_zoned_realize(PCIDevice *pci, Error **errp)
     pci_config_set_prog_interface(pci->config, 0x1);
     memory_region_init_io(&s->iomem, OBJECT(s), &ufs_zoned_mmio_ops, s,
                           "ufs-zoned", UFSZ_BAR0_SIZE);
+    if (s->mcq) {
+        ufs_zoned_mcq_init(s);
+    }
     pci_register_bar(pci, 0, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64, &s->iomem);
 

@@ -50,13 +50,9 @@ static hwaddr ufs_zoned_utrd_addr(UfsZonedState *s, uint32_t slot)
     return base + slot * UFSZ_UTRD_SIZE;
 }
 
-/*
- * Room for @n PRDT entries of context @slot, filled by the caller: up to
- * UFSZ_PRDT_KEEP entries the context keeps from command to command, so a
- * command mallocs nothing for them.
- */
-UfshcdSgEntry *ufs_zoned_prdt_alloc(UfsZonedState *s, uint32_t slot,
-                                    uint32_t n)
+/* ufs_zoned_prdt_alloc() when the room kept does not fit @n entries */
+UfshcdSgEntry *ufs_zoned_prdt_grow(UfsZonedState *s, uint32_t slot,
+                                   uint32_t n)
 {
     if (!n) {
         return NULL;
@@ -697,7 +693,7 @@ void ufs_zoned_req_pending_note(UfsZonedReq *req)
 }
 
 /* Before a deferred event of @req: number it unless one is pending. */
-static void ufs_zoned_req_mark_pending(UfsZonedReq *req)
+static inline void ufs_zoned_req_mark_pending(UfsZonedReq *req)
 {
     if (!req->xfer_pending && !req->finish_pending) {
         req->pending_seq = ++req->s->pending_seq;
