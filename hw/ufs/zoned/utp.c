@@ -100,26 +100,29 @@ void ufs_zoned_dma_cleanup(UfsZonedState *s)
  * IS.SBFES, ufs_zoned_bus_error()).  A range inside guest RAM passes both
  * checks: it is found in the RAM map without them.
  */
-static bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr, uint64_t len,
-                             bool is_write)
+static bool ufs_zoned_dma_edges_ok(UfsZonedState *s, hwaddr addr,
+                                   uint64_t len, bool is_write)
 {
-    AddressSpace *as;
+    AddressSpace *as = pci_get_address_space(&s->parent_obj);
     uint64_t edge = MIN(len, 4);
 
+    return address_space_access_valid(as, addr, edge, is_write,
+                                      MEMTXATTRS_UNSPECIFIED) &&
+           address_space_access_valid(as, addr + len - edge, edge, is_write,
+                                      MEMTXATTRS_UNSPECIFIED);
+}
+
+static inline bool ufs_zoned_dma_ok(UfsZonedState *s, hwaddr addr,
+                                    uint64_t len, bool is_write)
+{
     if (!len) {
         return true;
     }
     if (addr + len - 1 < addr) {
         return false;
     }
-    if (zr_dma_ram_contains(&s->ram, addr, len)) {
-        return true;
-    }
-    as = pci_get_address_space(&s->parent_obj);
-    return address_space_access_valid(as, addr, edge, is_write,
-                                      MEMTXATTRS_UNSPECIFIED) &&
-           address_space_access_valid(as, addr + len - edge, edge, is_write,
-                                      MEMTXATTRS_UNSPECIFIED);
+    return zr_dma_ram_contains(&s->ram, addr, len) ||
+           ufs_zoned_dma_edges_ok(s, addr, len, is_write);
 }
 
 static MemTxResult ufs_zoned_dma(UfsZonedState *s, hwaddr addr, void *buf,
@@ -221,10 +224,11 @@ static void ufs_zoned_req_fail(UfsZonedReq *req, uint8_t ocs,
     ufs_zoned_req_done(req, NULL, 0);
 }
 
+/* The response's first @size bytes cleared, its header from the request */
 static void ufs_zoned_rsp_header(UfsZonedReq *req, UtpUpiuRsp *rsp,
-                                 uint8_t tc)
+                                 uint8_t tc, size_t size)
 {
-    memset(rsp, 0, sizeof(*rsp));
+    memset(rsp, 0, size);
     rsp->header.trans_type = tc;
     rsp->header.lun = req->upiu.header.lun;
     rsp->header.task_tag = req->upiu.header.task_tag;
@@ -235,10 +239,12 @@ static void ufs_zoned_rsp_header(UfsZonedReq *req, UtpUpiuRsp *rsp,
 /* SCSI RESPONSE UPIU (UFS 4.0 10.7.2) from status, sense and residual. */
 static void ufs_zoned_cmd_respond(UfsZonedReq *req)
 {
-    UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
+    /* cleared as far as a SCSI response goes: the DMA goes no further */
+    UtpUpiuRsp rsp UFSZ_UNINIT;
     uint16_t data_len = 0;
 
-    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_RESPONSE);
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_RESPONSE,
+                         offsetof(UtpUpiuRsp, sr) + sizeof(rsp.sr));
     rsp.header.scsi_status = req->status;
     /* UFS 4.0 10.7.2: O when the command wanted more than EDTL, else U */
     if (req->resid) {
@@ -413,29 +419,35 @@ static QEMUSGList *ufs_zoned_scsi_get_sg_list(SCSIRequest *sreq)
  * went away while it ran fails as the copy would have, with a system bus
  * error (ufs_zoned_cmd_maybe_finish()).
  */
-static void ufs_zoned_sg_done(UfsZonedReq *req, SCSIRequest *sreq, bool good)
+static void ufs_zoned_sg_check_lost(UfsZonedReq *req)
 {
     UfsZonedState *s = req->s;
-    bool read = sreq->cmd.mode == SCSI_XFER_FROM_DEV;
+    AddressSpace *as = pci_get_address_space(&s->parent_obj);
     QEMUSGList *qsg = &s->req_sg[req->slot];
     int i;
+
+    for (i = 0; i < qsg->nsg; i++) {
+        if (!address_space_access_valid(as, qsg->sg[i].base, qsg->sg[i].len,
+                                        true, MEMTXATTRS_UNSPECIFIED)) {
+            req->sg_lost = true;
+            req->xfer_off = 0;
+            break;
+        }
+    }
+}
+
+static inline void ufs_zoned_sg_done(UfsZonedReq *req, SCSIRequest *sreq,
+                                     bool good)
+{
+    bool read = sreq->cmd.mode == SCSI_XFER_FROM_DEV;
 
     /* a write's residual drops when its data is taken (dma_blk_io()) */
     if (good || (!read && sreq->residual != sreq->cmd.xfer)) {
         req->xfer_off = sreq->cmd.xfer;
     }
-    if (good && read && req->sg_gen != s->ram.gen) {
-        AddressSpace *as = pci_get_address_space(&s->parent_obj);
-
-        for (i = 0; i < qsg->nsg; i++) {
-            if (!address_space_access_valid(as, qsg->sg[i].base,
-                                            qsg->sg[i].len, true,
-                                            MEMTXATTRS_UNSPECIFIED)) {
-                req->sg_lost = true;
-                req->xfer_off = 0;
-                break;
-            }
-        }
+    /* guest RAM changed while it ran: is what the read wrote still there? */
+    if (good && read && req->sg_gen != req->s->ram.gen) {
+        ufs_zoned_sg_check_lost(req);
     }
 }
 
@@ -1017,7 +1029,7 @@ static void ufs_zoned_nop(UfsZonedReq *req)
     UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
 
     trace_ufs_zoned_nop(req->slot, req->upiu.header.task_tag);
-    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_NOP_IN);
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_NOP_IN, sizeof(rsp));
     ufs_zoned_req_done(req, &rsp, 0);
 }
 
@@ -1026,7 +1038,8 @@ static void ufs_zoned_query_req(UfsZonedReq *req)
     UtpUpiuRsp rsp UFSZ_UNINIT;     /* ufs_zoned_rsp_header() clears it */
     uint16_t data_len = 0;
 
-    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_QUERY_RSP);
+    ufs_zoned_rsp_header(req, &rsp, UFS_UPIU_TRANSACTION_QUERY_RSP,
+                         sizeof(rsp));
     ufs_zoned_query(req->s, &req->upiu, &rsp, &data_len);
     rsp.header.data_segment_length = cpu_to_be16(data_len);
     ufs_zoned_req_done(req, &rsp, data_len);
