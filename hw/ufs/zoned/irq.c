@@ -160,8 +160,9 @@ static void ufs_zoned_agg_rearm(UfsZonedState *s)
 }
 
 /* The completion interrupt of @idx: IS.UTRCS, or CQ @idx's CQIS.TEPS. */
-static void ufs_zoned_agg_fire(UfsZonedState *s, uint32_t idx,
-                               const char *why)
+static inline QEMU_ALWAYS_INLINE void ufs_zoned_agg_fire(UfsZonedState *s,
+                                                         uint32_t idx,
+                                                         const char *why)
 {
     /* what was counted is signalled: no timeout or IAEN clear repeats it */
     s->agg[idx].unsignalled = 0;

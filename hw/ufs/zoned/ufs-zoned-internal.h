@@ -477,8 +477,28 @@ void ufs_zoned_uic_cmd(UfsZonedState *s, uint32_t cmd);
 /* utp.c */
 extern const SCSIBusInfo ufs_zoned_scsi_info;
 extern const ZrServiceOps ufs_zoned_service_ops;
-UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
-                                uint32_t tag);
+
+/* Claim request context @index for a new command. */
+static inline UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s,
+                                              uint32_t index, int32_t sq,
+                                              uint32_t tag)
+{
+    UfsZonedReq *req = &s->req[index];
+
+    /* the UPIU is last, its query data last in it */
+    QEMU_BUILD_BUG_ON(sizeof(*req) - offsetof(UfsZonedReq, upiu) -
+                      sizeof(req->upiu) >= __alignof__(UfsZonedReq));
+    QEMU_BUILD_BUG_ON(offsetof(UtpUpiuReq, qr.data) +
+                      sizeof(req->upiu.qr.data) != sizeof(req->upiu));
+    memset(req, 0, offsetof(UfsZonedReq, upiu.qr.data));
+    req->s = s;
+    req->slot = index;
+    req->sq = sq;
+    req->tag = tag;
+    req->busy = true;
+    req->svc_done = true;       /* set false for commands that are timed */
+    return req;
+}
 
 /* The UCD address of a UTRD (UFSHCI 4.0 6.1.1, DW4-5) */
 static inline hwaddr ufs_zoned_utrd_ucd(const UtpTransferReqDesc *utrd)

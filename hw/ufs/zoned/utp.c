@@ -1137,27 +1137,6 @@ static void ufs_zoned_command(UfsZonedReq *req)
     zr_dispatch_submit(&s->dispatch, &req->zr);
 }
 
-/* Claim request context @index for a new command. */
-UfsZonedReq *ufs_zoned_req_init(UfsZonedState *s, uint32_t index, int32_t sq,
-                                uint32_t tag)
-{
-    UfsZonedReq *req = &s->req[index];
-
-    /* the UPIU is last, its query data last in it */
-    QEMU_BUILD_BUG_ON(sizeof(*req) - offsetof(UfsZonedReq, upiu) -
-                      sizeof(req->upiu) >= __alignof__(UfsZonedReq));
-    QEMU_BUILD_BUG_ON(offsetof(UtpUpiuReq, qr.data) +
-                      sizeof(req->upiu.qr.data) != sizeof(req->upiu));
-    memset(req, 0, offsetof(UfsZonedReq, upiu.qr.data));
-    req->s = s;
-    req->slot = index;
-    req->sq = sq;
-    req->tag = tag;
-    req->busy = true;
-    req->svc_done = true;       /* set false for commands that are timed */
-    return req;
-}
-
 /*
  * Run the request @utrd describes: read its UPIU and PRDT, answer NOP OUT
  * and QUERY REQUEST, submit commands to the dispatch engine.  Bad input
