@@ -345,7 +345,12 @@ static inline void ufs_zoned_schedule(UfsZonedState *s)
 {
     zr_work_schedule(&s->work);
 }
-void ufs_zoned_vclock_poke(UfsZonedState *s);
+
+/* The service model is done with a command: its LU may still be busy. */
+static inline void ufs_zoned_vclock_poke(UfsZonedState *s)
+{
+    zr_vclock_hold_poke(&s->vclock);
+}
 void ufs_zoned_teardown_begin(UfsZonedState *s);
 void ufs_zoned_teardown_end(UfsZonedState *s);
 
@@ -523,7 +528,6 @@ static inline bool ufs_zoned_pending_any(const UfsZonedState *s)
     return any;
 }
 void ufs_zoned_req_pending_note(UfsZonedReq *req);
-SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun);
 void ufs_zoned_req_drop(UfsZonedState *s, UfsZonedReq *req);
 void ufs_zoned_req_complete_aborted(UfsZonedReq *req);
 void ufs_zoned_utrl_clear(UfsZonedState *s, uint32_t val);

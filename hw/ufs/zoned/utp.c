@@ -613,6 +613,34 @@ static void ufs_zoned_cmd_maybe_finish(UfsZonedReq *req)
     }
 }
 
+/*
+ * The LU that gets a command for @lun: the one scsi_device_find(&s->bus,
+ * 0, 0, lun) finds (that LUN, else the first LU of target 0, and only
+ * once realized), without the RCU read lock it takes: the BQL we hold
+ * keeps the bus's children as they are.
+ */
+static inline SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun)
+{
+    SCSIDevice *found = NULL;
+    BusChild *kid;
+
+    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
+        SCSIDevice *dev = container_of(kid->child, SCSIDevice, qdev);
+
+        if (dev->channel || dev->id) {
+            continue;
+        }
+        if (dev->lun == lun) {
+            found = dev;
+            break;
+        }
+        if (!found) {
+            found = dev;
+        }
+    }
+    return found && qdev_is_realized(&found->qdev) ? found : NULL;
+}
+
 /* Legacy: the slot; MCQ: (SQ + 1) << 16 | task tag */
 static void ufs_zoned_log_start(UfsZonedState *s, UfsZonedReq *req)
 {
@@ -1069,34 +1097,6 @@ static bool ufs_zoned_lu_is_zbc(SCSIDevice *dev)
     last = cls;
     last_zbc = zbc && oc == zbc;
     return last_zbc;
-}
-
-/*
- * The LU that gets a command for @lun: the one scsi_device_find(&s->bus,
- * 0, 0, lun) finds (that LUN, else the first LU of target 0, and only
- * once realized), without the RCU read lock it takes: the BQL we hold
- * keeps the bus's children as they are.
- */
-SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun)
-{
-    SCSIDevice *found = NULL;
-    BusChild *kid;
-
-    QTAILQ_FOREACH(kid, &s->bus.qbus.children, sibling) {
-        SCSIDevice *dev = container_of(kid->child, SCSIDevice, qdev);
-
-        if (dev->channel || dev->id) {
-            continue;
-        }
-        if (dev->lun == lun) {
-            found = dev;
-            break;
-        }
-        if (!found) {
-            found = dev;
-        }
-    }
-    return found && qdev_is_realized(&found->qdev) ? found : NULL;
 }
 
 static void ufs_zoned_command(UfsZonedReq *req)

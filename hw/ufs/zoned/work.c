@@ -100,12 +100,6 @@ static bool ufs_zoned_host_busy(void *opaque)
 }
 
 
-/* The service model is done with a command: its LU may still be busy. */
-void ufs_zoned_vclock_poke(UfsZonedState *s)
-{
-    zr_vclock_hold_poke(&s->vclock);
-}
-
 void ufs_zoned_teardown_begin(UfsZonedState *s)
 {
     s->teardown++;
