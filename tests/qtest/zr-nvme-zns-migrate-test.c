@@ -74,7 +74,9 @@ static void small_cq(Nzt *n)
  * Six writes to zone 0 from SQ 2, whose CQ has room for three CQEs, an
  * AER outstanding: at 4.5 ms three CQEs wait unread, the fourth write is
  * done and its CQE waits for room, the fifth is in its service time and
- * the sixth pending.  The destination finishes them in order.
+ * the sixth pending.  The destination finishes them in order.  Thirty
+ * writes to zone 1 before them wrap the 32-entry start log, which comes
+ * along oldest first.
  */
 static void test_in_flight(void)
 {
@@ -82,7 +84,12 @@ static void test_in_flight(void)
     g_autofree char *args = mig_args(img, "2");
     NvmeCmd aer = { .opcode = NVME_ADM_CMD_ASYNC_EV_REQ };
     g_autofree char *policy = NULL;
-    uint16_t cid[6], aer_cid;
+    g_autofree char *log = NULL;
+    g_autofree char *log_dst = NULL;
+    uint16_t cid[6], aer_cid, first_cid = 0;
+    g_autofree char *want_head = NULL;
+    g_autofree char *want_tail = NULL;
+    g_auto(GStrv) entries = NULL;
     uint64_t starts, wp;
     uint8_t buf[6 * 4096];
     NvmeCqe cqe;
@@ -90,6 +97,16 @@ static void test_in_flight(void)
     int i;
 
     n = nzt_start(args, 2);
+    for (i = 0; i < 30; i++) {
+        uint16_t c = queue_write(n, 1, 1024 + i, i % 6, 0x40);
+
+        first_cid = i == 3 ? c : first_cid;
+    }
+    nzt_ring(n, 1);
+    for (i = 0; i < 30; i++) {
+        nzt_wait(n, 1, &cqe);
+        g_assert_cmphex(NZT_SC(&cqe), ==, NVME_SUCCESS);
+    }
     small_cq(n);
     nzt_qom_set_str(n, "reorder", "none");
     aer_cid = nzt_queue(n, 0, &aer);
@@ -101,10 +118,20 @@ static void test_in_flight(void)
     n->q[2].size = 4;                       /* the CQ's, for polling */
     run_for(n, 4500 * 1000);
     starts = nzt_qom_u64(n, "starts");
-    g_assert_cmpuint(starts, ==, 5);
+    g_assert_cmpuint(starts, ==, 35);
+    /* starts 4 to 35: the fourth write of zone 1 to the fifth of zone 0 */
+    log = nzt_qom_str(n, "start-log");
+    want_head = g_strdup_printf("1:%u,", first_cid);
+    want_tail = g_strdup_printf(",2:%u", cid[4]);
+    g_assert_true(g_str_has_prefix(log, want_head));
+    g_assert_true(g_str_has_suffix(log, want_tail));
+    entries = g_strsplit(log, ",", -1);
+    g_assert_cmpuint(g_strv_length(entries), ==, 32);
 
     nzt_migrate(n, args);
     g_assert_cmpuint(nzt_qom_u64(n, "starts"), ==, starts);
+    log_dst = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log_dst, ==, log);
     policy = nzt_qom_str(n, "reorder");
     g_assert_cmpstr(policy, ==, "none");
     /*
@@ -122,7 +149,7 @@ static void test_in_flight(void)
         g_assert_cmpint(j, <, 6);
         cid[j] = UINT16_MAX;                /* seen */
     }
-    g_assert_cmpuint(nzt_qom_u64(n, "starts"), ==, 6);
+    g_assert_cmpuint(nzt_qom_u64(n, "starts"), ==, 36);
     g_assert_cmpuint(nzt_qom_u64(n, "zone-invalid-writes"), ==, 0);
     g_assert_cmpuint(nzt_zone_state(n, 0, &wp), ==,
                      NVME_ZONE_STATE_IMPLICITLY_OPEN);

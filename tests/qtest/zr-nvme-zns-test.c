@@ -995,6 +995,52 @@ static void wait_successes(Nzt *n, uint32_t nq, uint32_t want)
 }
 
 /*
+ * start-log keeps the last 32 starts, oldest first: 40 reads in batches
+ * of 8 overwrite the 8 oldest; a write of the property empties it, and
+ * it fills again from its start.
+ */
+static void test_start_log(void)
+{
+    Nzt *n = nzt_start(DEV(FAST ",reorder=none"), 1);
+    g_autoptr(GString) want = g_string_new("");
+    g_autofree char *log = NULL;
+    g_autofree char *one = NULL;
+    uint16_t cid = 0;
+    NvmeCmd cmd;
+    uint32_t b, i;
+
+    nzt_qom_set_str(n, "start-log", "");
+    for (b = 0; b < 5; b++) {
+        for (i = 0; i < 8; i++) {
+            nzt_rw_cmd(&cmd, NVME_CMD_READ, b * 8 + i, 1,
+                       n->data + i * 4096, 0);
+            cid = nzt_queue(n, 1, &cmd);
+        }
+        nzt_ring(n, 1);
+        wait_successes(n, 1, 8);
+    }
+    for (i = 0; i < 32; i++) {
+        g_string_append_printf(want, "%s1:%u", i ? "," : "", cid - 31 + i);
+    }
+    log = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log, ==, want->str);
+
+    nzt_qom_set_str(n, "start-log", "");
+    g_free(log);
+    log = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log, ==, "");
+    nzt_rw_cmd(&cmd, NVME_CMD_READ, 0, 1, n->data, 0);
+    cid = nzt_queue(n, 1, &cmd);
+    nzt_ring(n, 1);
+    wait_successes(n, 1, 1);
+    one = g_strdup_printf("1:%u", cid);
+    g_free(log);
+    log = nzt_qom_str(n, "start-log");
+    g_assert_cmpstr(log, ==, one);
+    nzt_stop(n);
+}
+
+/*
  * The start order across two SQs, per policy: four reads queued on SQ 1,
  * four on SQ 2, SQ 1 rung first, one command in service at a time.
  */
@@ -1649,6 +1695,7 @@ int main(int argc, char **argv)
     qtest_add_func("/nvme-zns/zone-mgmt", test_zone_mgmt);
     qtest_add_func("/nvme-zns/report", test_report);
     qtest_add_func("/nvme-zns/order", test_order);
+    qtest_add_func("/nvme-zns/start-log", test_start_log);
     qtest_add_func("/nvme-zns/wrr", test_wrr);
     qtest_add_func("/nvme-zns/reorder-writes", test_reorder_writes);
     qtest_add_func("/nvme-zns/reset-inflight", test_reset_inflight);

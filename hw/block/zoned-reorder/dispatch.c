@@ -46,7 +46,8 @@ static ZrZoneWrites *zr_zw_find(const ZrDispatch *d, uint64_t zone)
 }
 
 /* @cmd started: count it in its zone; returns the zone's count before */
-static uint32_t zr_zw_add(ZrDispatch *d, const ZrCmd *cmd)
+static inline QEMU_ALWAYS_INLINE
+uint32_t zr_zw_add(ZrDispatch *d, const ZrCmd *cmd)
 {
     uint64_t zone = cmd->lba / d->cfg.zone_size;
     ZrZoneWrites *z = zr_zw_find(d, zone);

@@ -68,7 +68,8 @@ void zr_dma_ram_cleanup(ZrDmaRam *r)
     r->nr = r->hit = 0;
 }
 
-bool zr_dma_ram_contains(ZrDmaRam *r, hwaddr addr, uint64_t len)
+/* zr_dma_ram_contains() without its fast path's answer */
+bool zr_dma_ram_contains_slow(ZrDmaRam *r, hwaddr addr, uint64_t len)
 {
     hwaddr last = addr + len - 1;
     uint32_t i;

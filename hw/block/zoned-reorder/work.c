@@ -38,17 +38,6 @@ static void zr_work_bh(void *opaque)
     zr_vclock_hold_poke(w->vclock);
 }
 
-void zr_work_schedule(ZrWork *w)
-{
-    if (w->running) {
-        w->again = true;
-        return;
-    }
-    w->pending = true;
-    qemu_bh_schedule(w->bh);
-    zr_vclock_hold_poke(w->vclock);
-}
-
 /*
  * The end of a service BH run (a service time ran out): the completions
  * it made left work; do it now, under the same guard, instead of a

@@ -34,8 +34,9 @@
  *   libzbc conformance suite checks (test/scripts/01_sk_ascq_check 090,
  *   092, 093) and what Linux scsi_debug and tcmu-runner's ZBC handler do.
  */
-static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
-                                    uint64_t len, uint32_t *idx)
+static inline QEMU_ALWAYS_INLINE
+ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
+                             uint64_t len, uint32_t *idx)
 {
     const ZrZone *z;
 
@@ -97,8 +98,9 @@ static ZrResult zr_zone_check_write(const ZrZoneModel *m, uint64_t lba,
  * limit requires it; reaching the capacity makes the zone FULL, which
  * gives both resources back.
  */
-static void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len,
-                            ZrZoneIo *io)
+static inline QEMU_ALWAYS_INLINE
+void zr_zone_advance(ZrZoneModel *m, ZrZone *z, uint64_t len,
+                     ZrZoneIo *io)
 {
     uint32_t idx = zr_zone_index(m, z);
 
@@ -266,8 +268,10 @@ static void zr_zone_report_held(ZrZoneModel *m, ZrZoneIoList *list,
         if (res != ZR_OK) {
             zr_zone_count(m, res);
         }
-        trace_zr_zone_write_report(io->zone, io->lba, io->len,
-                                   zr_result_name(res));
+        if (trace_event_get_state_backends(TRACE_ZR_ZONE_WRITE_REPORT)) {
+            trace_zr_zone_write_report(io->zone, io->lba, io->len,
+                                       zr_result_name(res));
+        }
         m->io_done(io, res, m->io_done_opaque);
     }
 }

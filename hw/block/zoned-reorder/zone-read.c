@@ -80,15 +80,6 @@ static uint64_t zr_zone_landed_end(const ZrZoneModel *m, uint32_t idx)
     return first ? MIN(z->wend, first->lba) : z->wend;
 }
 
-void zr_zone_read_release(ZrZoneRead *rd)
-{
-    if (rd->heap) {
-        g_free(rd->heap);
-        rd->heap = NULL;
-    }
-    rd->nr = 0;
-}
-
 void zr_zone_read_begin(const ZrZoneModel *m, ZrZoneRead *rd, uint64_t lba,
                         uint64_t len)
 {

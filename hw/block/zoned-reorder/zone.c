@@ -79,8 +79,10 @@ void zr_zone_assign_cond(ZrZoneModel *m, ZrZone *z, ZrZoneCond cond)
     if (z->cond == cond) {
         return;
     }
-    trace_zr_zone_cond(idx, z->start, zr_zone_cond_name(z->cond),
-                       zr_zone_cond_name(cond), z->wp);
+    if (trace_event_get_state_backends(TRACE_ZR_ZONE_COND)) {
+        trace_zr_zone_cond(idx, z->start, zr_zone_cond_name(z->cond),
+                           zr_zone_cond_name(cond), z->wp);
+    }
 
     switch (z->cond) {
     case ZR_COND_IMP_OPEN:
@@ -112,30 +114,6 @@ void zr_zone_assign_cond(ZrZoneModel *m, ZrZone *z, ZrZoneCond cond)
     default:
         break;
     }
-}
-
-/*
- * May @z enter an open condition?  EMPTY -> open takes an active and an
- * open resource, CLOSED -> open an open resource (ZBC-2 "Zone resources";
- * ZNS 1.1 "Active Resources", "Open Resources").  A missing open resource
- * is not fatal while some zone is implicitly open: both standards let the
- * device close one to make room (zr_zone_make_room()).  Explicitly open
- * zones are never closed behind the host's back.
- */
-ZrResult zr_zone_check_resources(const ZrZoneModel *m, const ZrZone *z)
-{
-    bool need_active = z->cond == ZR_COND_EMPTY;
-    bool need_open = need_active || z->cond == ZR_COND_CLOSED;
-
-    if (need_active && m->cfg.max_active &&
-        zr_zone_nr_active(m) >= m->cfg.max_active) {
-        return ZR_ERR_NO_ACTIVE_RESOURCE;
-    }
-    if (need_open && m->cfg.max_open &&
-        zr_zone_nr_open(m) >= m->cfg.max_open && m->nr_imp_open == 0) {
-        return ZR_ERR_NO_OPEN_RESOURCE;
-    }
-    return ZR_OK;
 }
 
 static void zr_zone_close_one(ZrZoneModel *m, ZrZone *z);

@@ -20,8 +20,9 @@ void nz_seglist_free(NzSegList *sg)
     *sg = (NzSegList) { 0 };
 }
 
-static void nz_seg_add(NzSegList *sg, uint64_t addr, uint32_t len,
-                       bool bucket)
+static inline QEMU_ALWAYS_INLINE
+void nz_seg_add(NzSegList *sg, uint64_t addr, uint32_t len,
+                bool bucket)
 {
     NzSeg *last = sg->n ? &sg->seg[sg->n - 1] : NULL;
 
@@ -55,6 +56,7 @@ static uint16_t nz_prp_bad(const char *why, uint64_t addr, uint16_t status)
  * rest fits in one page, else a list; a list's last entry chains the next
  * list while more than one entry is still needed.
  */
+static inline QEMU_ALWAYS_INLINE
 uint16_t nz_map_prp(NzCtrl *s, uint64_t prp1, uint64_t prp2, uint64_t len,
                     NzSegList *sg)
 {

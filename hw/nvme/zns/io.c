@@ -101,7 +101,8 @@ static bool nz_ns_active(NzCtrl *s, NzNs *ns)
 }
 
 /* Checks common to the commands with an LBA range (NVM 3.2.x) */
-static uint16_t nz_io_range(NzReq *r, bool data, uint64_t max_bytes)
+static inline QEMU_ALWAYS_INLINE
+uint16_t nz_io_range(NzReq *r, bool data, uint64_t max_bytes)
 {
     NzNs *ns = r->ns;
     uint64_t bytes;
@@ -125,8 +126,10 @@ static uint16_t nz_io_range(NzReq *r, bool data, uint64_t max_bytes)
  * The checks of an I/O command before its data pointer (namespace,
  * opcode, range, transfer size), which set r->ns, slba, nlb, buf_len and
  * to_host; also what a migration's destination runs on a saved command.
+ * Inline in this file's hot path; the header's declaration makes this the
+ * external definition migrate.c calls.
  */
-uint16_t nz_io_check_cmd(NzReq *r)
+inline QEMU_ALWAYS_INLINE uint16_t nz_io_check_cmd(NzReq *r)
 {
     NzCtrl *s = r->s;
     uint32_t nsid = le32_to_cpu(r->cmd.nsid);
@@ -192,9 +195,9 @@ static uint16_t nz_io_check(NzReq *r)
 /*
  * The dispatch engine's view of @r, from the checked command (submit; a
  * migration's load, which keeps the engine's own state: seq, start and
- * completion times)
+ * completion times); inline here, external for migrate.c
  */
-void nz_io_zr_derive(NzReq *r)
+inline QEMU_ALWAYS_INLINE void nz_io_zr_derive(NzReq *r)
 {
     ZrOp op = nz_io_op(r->cmd.opcode);
 
@@ -271,7 +274,8 @@ static void nz_io_ended(NzReq *r)
     zr_vclock_hold_poke(&r->s->vclock);
 }
 
-static void nz_aio_end(NzReq *r)
+static inline QEMU_ALWAYS_INLINE
+void nz_aio_end(NzReq *r)
 {
     assert(r->s->in_flight_io);
     r->s->in_flight_io--;
@@ -348,7 +352,8 @@ static bool nz_write_fua(NzReq *r)
  * write cache off (Set Features 06h), is durable when it completes, its
  * zone's state included (NVM 3.2.6 FUA; Base 5.27.1.4 VWC).
  */
-static void nz_write_report(NzReq *r, ZrResult res)
+static inline QEMU_ALWAYS_INLINE
+void nz_write_report(NzReq *r, ZrResult res)
 {
     if (res != ZR_OK) {
         r->status = nz_io_status(r, res);
@@ -365,8 +370,10 @@ void nz_io_zone_released(ZrZoneIo *io, ZrResult res, void *opaque)
 {
     NzReq *r = container_of(io, NzReq, zio);
 
-    trace_nvme_zns_write_released(r->sqid, le16_to_cpu(r->cmd.cid),
-                                  zr_result_name(res));
+    if (trace_event_get_state_backends(TRACE_NVME_ZNS_WRITE_RELEASED)) {
+        trace_nvme_zns_write_released(r->sqid, le16_to_cpu(r->cmd.cid),
+                                      zr_result_name(res));
+    }
     nz_write_report(r, res);
 }
 
@@ -575,7 +582,8 @@ static void nz_start_dsm(NzReq *r)
     nz_io_ended(r);
 }
 
-static void nz_io_start(NzReq *r)
+static inline QEMU_ALWAYS_INLINE
+void nz_io_start(NzReq *r)
 {
     switch (r->cmd.opcode) {
     case NVME_CMD_FLUSH:
@@ -616,14 +624,17 @@ static void nz_svc_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
     NzReq *r = cmd->opaque;
     NzCtrl *s = r->s;
 
+    uint32_t entry = (uint32_t)r->sqid << 16 | le16_to_cpu(r->cmd.cid);
+
     r->state = NZ_REQ_RUN;
-    if (s->start_log_n == NZ_START_LOG) {
-        memmove(s->start_log, s->start_log + 1,
-                (NZ_START_LOG - 1) * sizeof(s->start_log[0]));
-        s->start_log_n--;
+    if (s->start_log_n < NZ_START_LOG) {
+        s->start_log[(s->start_log_head + s->start_log_n++) %
+                     NZ_START_LOG] = entry;
+    } else {
+        /* full: the newest takes the oldest's place */
+        s->start_log[s->start_log_head] = entry;
+        s->start_log_head = (s->start_log_head + 1) % NZ_START_LOG;
     }
-    s->start_log[s->start_log_n++] = (uint32_t)r->sqid << 16 |
-                                     le16_to_cpu(r->cmd.cid);
     trace_nvme_zns_start(r->sqid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,
                          r->slba, r->nlb, cmd->overtaken);
     nz_io_start(r);

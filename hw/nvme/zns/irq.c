@@ -88,7 +88,7 @@ bool nz_irq_vector_valid(NzCtrl *s, uint16_t iv)
 }
 
 /* The pin: asserted while an unmasked CQ with IEN holds entries. */
-void nz_irq_update(NzCtrl *s)
+static inline QEMU_ALWAYS_INLINE void nz_irq_level_update(NzCtrl *s)
 {
     PCIDevice *pci = nz_pci(s);
     bool level = false;
@@ -113,6 +113,11 @@ void nz_irq_update(NzCtrl *s)
         trace_nvme_zns_irq_intx(level);
     }
     pci_set_irq(pci, level);
+}
+
+void nz_irq_update(NzCtrl *s)
+{
+    nz_irq_level_update(s);
 }
 
 static void nz_irq_send(NzCtrl *s, uint16_t iv)
@@ -150,7 +155,7 @@ void nz_irq_cq_posted(NzCtrl *s, NzCq *cq, uint16_t qid)
         return;
     }
     if (!msix_enabled(nz_pci(s))) {
-        nz_irq_update(s);
+        nz_irq_level_update(s);
         return;
     }
     if (cq->iv >= s->nr_vectors) {

@@ -222,6 +222,18 @@ static void nz_mig_mark_list(NzReq *r, uint8_t list, uint32_t *pos)
     r->mig_pos = (*pos)++;
 }
 
+/* The start log goes out oldest first from index 0, as it always did */
+static void nz_start_log_linearize(NzCtrl *s)
+{
+    uint32_t tmp[NZ_START_LOG], i;
+
+    for (i = 0; i < NZ_START_LOG; i++) {
+        tmp[i] = s->start_log[(s->start_log_head + i) % NZ_START_LOG];
+    }
+    memcpy(s->start_log, tmp, sizeof(tmp));
+    s->start_log_head = 0;
+}
+
 static int nz_pre_save(void *opaque)
 {
     NzCtrl *s = opaque;
@@ -246,6 +258,7 @@ static int nz_pre_save(void *opaque)
         error_report("nvme-zns: cannot migrate with backend I/O in flight");
         return -EBUSY;
     }
+    nz_start_log_linearize(s);
     for (i = 0; i < NZ_NR_REQS; i++) {
         r = &s->req[i];
         if (r->state == NZ_REQ_FREE) {
@@ -301,6 +314,7 @@ static void nz_mig_unload(NzCtrl *s)
     }
     memset(s->aer, 0, sizeof(s->aer));
     s->nr_aer = 0;
+    s->start_log_n = s->start_log_head = 0;
     s->mig_loaded = false;
 }
 
@@ -574,6 +588,7 @@ static int nz_post_load(void *opaque, int version_id)
     bitmap_zero(deleting, NZ_NR_Q);
     bitmap_zero(aer_seen, NZ_NR_REQS);
 
+    s->start_log_head = 0;     /* the log came oldest first */
     /* the contexts' own states were loaded as mig_state */
     s->io_reqs_busy = 0;
     bitmap_fill(s->io_free, NZ_IO_REQS);

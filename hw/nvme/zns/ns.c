@@ -25,11 +25,6 @@
 #define NZ_NS_DEFAULT_SIZE      (1 * GiB)
 #define NZ_NS_DEFAULT_ZONE      (4 * MiB)
 
-NzNs *nz_ns_get(NzCtrl *s, uint32_t nsid)
-{
-    return nsid >= 1 && nsid <= NZ_MAX_NS ? s->ns[nsid] : NULL;
-}
-
 /*
  * A zone's descriptor changed other than by a host command (it went read
  * only or offline): it goes on the Changed Zone List (ZNS 5.3.1) and,

@@ -395,8 +395,9 @@ struct NzCtrl {
     uint64_t aborts_done;
     uint64_t resets;
     uint64_t zone_invalid_writes;
-    uint32_t start_log[NZ_START_LOG];  /* sqid << 16 | cid */
+    uint32_t start_log[NZ_START_LOG];  /* sqid << 16 | cid, a ring */
     uint32_t start_log_n;
+    uint32_t start_log_head;    /* the oldest entry; 0 in migration */
 };
 
 /* Hot paths reach the PCI device without a checked QOM cast */
@@ -418,7 +419,10 @@ void nz_drain(NzCtrl *s);
 /* ns.c */
 bool nz_ns_attach(NzCtrl *s, NzNs *ns, Error **errp);
 void nz_ns_detach(NzCtrl *s, NzNs *ns);
-NzNs *nz_ns_get(NzCtrl *s, uint32_t nsid);
+static inline NzNs *nz_ns_get(NzCtrl *s, uint32_t nsid)
+{
+    return nsid >= 1 && nsid <= NZ_MAX_NS ? s->ns[nsid] : NULL;
+}
 void nz_ns_zone_changed(NzNs *ns, uint64_t zslba);
 int nz_ns_persist_now(NzNs *ns);
 
@@ -448,7 +452,6 @@ void nz_fetch(NzCtrl *s);
 void nz_post_done(NzCtrl *s);
 void nz_req_done(NzReq *r, uint16_t status);
 void nz_req_free(NzReq *r);
-NzReq *nz_req_alloc(NzCtrl *s, bool admin);
 uint16_t nz_sq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
                       uint16_t cqid, uint8_t prio);
 uint16_t nz_cq_create(NzCtrl *s, uint16_t qid, uint64_t addr, uint32_t size,
@@ -485,8 +488,6 @@ void nz_irq_config_write(PCIDevice *pci, uint32_t addr, uint32_t val,
 /* dma.c */
 uint16_t nz_map_dptr(NzCtrl *s, const NvmeCmd *cmd, uint64_t len,
                      bool to_host, NzSegList *sg);
-uint16_t nz_map_prp(NzCtrl *s, uint64_t prp1, uint64_t prp2, uint64_t len,
-                    NzSegList *sg);
 void nz_seglist_free(NzSegList *sg);
 uint16_t nz_dma_to_host(NzCtrl *s, NzSegList *sg, const void *buf,
                         uint64_t len);
@@ -534,7 +535,26 @@ uint16_t nz_zms_start(NzReq *r);
 uint16_t nz_zmr_start(NzReq *r);
 uint16_t nz_zms_check(NzReq *r);
 uint16_t nz_zmr_check(NzReq *r);
-void nz_zde_sync(NzNs *ns, uint32_t idx);
+
+/*
+ * A zone's extension is valid from Set Zone Descriptor Extension until the
+ * zone is reset or goes offline (ZNS 1.1 "Zone Descriptor Extension"): a
+ * zone seen Empty or Offline has none.  Called before anything changes a
+ * zone and when it is reported, so a zone that went Empty is never seen
+ * with its old one.
+ */
+static inline void nz_zde_sync(NzNs *ns, uint32_t idx)
+{
+    ZrZoneCond cond;
+
+    if (!ns->zde_valid) {
+        return;
+    }
+    cond = ns->zones.zones[idx].cond;
+    if (cond == ZR_COND_EMPTY || cond == ZR_COND_OFFLINE) {
+        clear_bit(idx, ns->zde_valid);
+    }
+}
 
 static inline bool nz_status_ok(uint16_t status)
 {

@@ -285,16 +285,20 @@ static char *nz_get_start_log(Object *obj, Error **errp)
     uint32_t i;
 
     for (i = 0; i < s->start_log_n; i++) {
-        g_string_append_printf(str, "%s%u:%u", i ? "," : "",
-                               s->start_log[i] >> 16,
-                               s->start_log[i] & 0xffff);
+        uint32_t e = s->start_log[(s->start_log_head + i) % NZ_START_LOG];
+
+        g_string_append_printf(str, "%s%u:%u", i ? "," : "", e >> 16,
+                               e & 0xffff);
     }
     return g_string_free(str, false);
 }
 
 static void nz_set_start_log(Object *obj, const char *value, Error **errp)
 {
-    NVME_ZNS(obj)->start_log_n = 0;     /* any write clears the log */
+    NzCtrl *s = NVME_ZNS(obj);
+
+    s->start_log_n = 0;                 /* any write clears the log */
+    s->start_log_head = 0;
 }
 
 /* Commands started from each I/O SQ, SQ 1 first: "12,30" */

@@ -146,6 +146,8 @@ void nz_cq_doorbell(NzCtrl *s, uint16_t qid, uint32_t val)
     }
 }
 
+/* A free context (zeroed up to its kept part); NULL: none left */
+static inline QEMU_ALWAYS_INLINE
 NzReq *nz_req_alloc(NzCtrl *s, bool admin)
 {
     uint32_t i = admin ? NZ_IO_REQS : find_first_bit(s->io_free, NZ_IO_REQS);
@@ -273,7 +275,8 @@ void nz_req_done(NzReq *r, uint16_t status)
 }
 
 /* Post @r's CQE (Base 4.6); false when its CQ is full. */
-static bool nz_cq_post(NzCtrl *s, NzReq *r)
+static inline QEMU_ALWAYS_INLINE
+bool nz_cq_post(NzCtrl *s, NzReq *r)
 {
     uint16_t cqid = r->cqid;
     NzCq *cq = &s->cq[cqid];
@@ -375,7 +378,8 @@ void nz_post_done(NzCtrl *s)
 }
 
 /* Fetch SQ @qid's entry at its head (Base 3.3.1); NULL: out of contexts */
-static NzReq *nz_fetch_one(NzCtrl *s, uint16_t qid)
+static inline QEMU_ALWAYS_INLINE
+NzReq *nz_fetch_one(NzCtrl *s, uint16_t qid)
 {
     NzSq *sq = &s->sq[qid];
     NzReq *r = nz_req_alloc(s, qid == 0);
@@ -437,7 +441,9 @@ void nz_fetch(NzCtrl *s)
     if (!nz_running(s) || (s->csts & NVME_CSTS_FAILED)) {
         return;
     }
-    nz_fetch_sq(s, 0, s->sq[0].tail);
+    if (s->sq[0].head != s->sq[0].tail) {
+        nz_fetch_sq(s, 0, s->sq[0].tail);
+    }
     if (!s->nr_marks && !s->marks_overflow) {
         return;     /* no I/O doorbell since the last fetch */
     }

@@ -86,26 +86,6 @@ static ZrResult nz_zone_offline(ZrZoneModel *m, uint64_t lba, bool all)
     return ZR_OK;
 }
 
-/*
- * A zone's extension is valid from Set Zone Descriptor Extension until the
- * zone is reset or goes offline (ZNS 1.1 "Zone Descriptor Extension"): a
- * zone seen Empty or Offline has none.  Called before anything changes a
- * zone and when it is reported, so a zone that went Empty is never seen
- * with its old one.
- */
-void nz_zde_sync(NzNs *ns, uint32_t idx)
-{
-    ZrZoneCond cond;
-
-    if (!ns->zde_valid) {
-        return;
-    }
-    cond = ns->zones.zones[idx].cond;
-    if (cond == ZR_COND_EMPTY || cond == ZR_COND_OFFLINE) {
-        clear_bit(idx, ns->zde_valid);
-    }
-}
-
 static void nz_zde_sync_all(NzNs *ns)
 {
     uint32_t i;

@@ -398,7 +398,9 @@ void zbc_write_released(ZrZoneIo *io, ZrResult res, void *opaque)
 {
     ZbcReq *r = container_of(io, ZbcReq, zio);
 
-    trace_zbc_write_released(r->req.tag, zr_result_name(res));
+    if (trace_event_get_state_backends(TRACE_ZBC_WRITE_RELEASED)) {
+        trace_zbc_write_released(r->req.tag, zr_result_name(res));
+    }
     if (!r->req.io_canceled) {
         zbc_write_report(r, res);
     }

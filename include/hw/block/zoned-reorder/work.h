@@ -54,7 +54,16 @@ void zr_work_init(ZrWork *w, DeviceState *dev, ZrWorkPassFn *pass,
 void zr_work_cleanup(ZrWork *w);
 
 /* Ask for a pass: now if one is running, else on the BH */
-void zr_work_schedule(ZrWork *w);
+static inline void zr_work_schedule(ZrWork *w)
+{
+    if (w->running) {
+        w->again = true;
+        return;
+    }
+    w->pending = true;
+    qemu_bh_schedule(w->bh);
+    zr_vclock_hold_poke(w->vclock);
+}
 
 /*
  * Install the service timer hooks: the vclock is poked when the service

@@ -370,7 +370,14 @@ void zr_zone_read_end(const ZrZoneModel *m, ZrZoneRead *rd, uint8_t *buf,
                       uint32_t block_size);
 void zr_zone_read_end_iov(const ZrZoneModel *m, ZrZoneRead *rd,
                           QEMUIOVector *qiov, uint32_t block_size);
-void zr_zone_read_release(ZrZoneRead *rd);
+static inline void zr_zone_read_release(ZrZoneRead *rd)
+{
+    if (rd->heap) {
+        g_free(rd->heap);
+        rd->heap = NULL;
+    }
+    rd->nr = 0;
+}
 
 /* Test and debug hooks (error injection) */
 ZrResult zr_zone_set_read_only(ZrZoneModel *m, uint64_t lba);
