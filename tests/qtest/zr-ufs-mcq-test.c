@@ -343,7 +343,37 @@ static void test_legacy_refuses_mcq(void)
     wr(u, A_CONFIG, 1);
     g_assert_cmphex(rd(u, A_CONFIG), ==, 0);
     g_assert_cmphex(rd(u, ufs_mcq_cfg_reg(0, A_SQDAO)), ==, 0);
+    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, SQHP)), ==, 0);   /* no region */
     nop(u, 0);
+    ufs_stop(u);
+}
+
+/*
+ * The operation registers' own region (ufs-zoned-mcq-opr): a queue
+ * beyond MCQCONFIG's reads 0 and takes no write, as the register file
+ * answers; a byte or word access is refused (dword registers, UFSHCI 4.0
+ * 5.1) and changes nothing; the queues still work after both.
+ */
+static void test_opr_edges(void)
+{
+    Ufs *u = mcq_start("mcq-queues=2", 2, 8);
+    uint32_t tail = opr(u, 0, SQTP);
+
+    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(2, SQHP)), ==, 0);
+    wr(u, ufs_mcq_sq_reg(2, SQTP), 0x40);
+    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(2, SQTP)), ==, 0);
+    g_assert_cmphex(rd(u, 0x1ffc), ==, 0);      /* the region's last dword */
+
+    qpci_io_writeb(u->dev, u->bar, ufs_mcq_sq_reg(0, SQTP), 0x20);
+    qpci_io_writew(u->dev, u->bar, ufs_mcq_sq_reg(0, SQTP), 0x20);
+    qpci_io_readb(u->dev, u->bar, ufs_mcq_sq_reg(0, SQHP));
+    g_assert_cmphex(opr(u, 0, SQTP), ==, tail);
+    g_assert_cmphex(opr(u, 0, SQHP), ==, tail);
+
+    u->sq = 1;
+    tur(u, 1);
+    u->sq = 0;
+    tur(u, 2);
     ufs_stop(u);
 }
 
@@ -586,6 +616,7 @@ int main(int argc, char **argv)
     qtest_add_func("/ufs-zoned/mcq/bad-config", test_bad_config);
     qtest_add_func("/ufs-zoned/mcq/legacy-refuses-mcq",
                    test_legacy_refuses_mcq);
+    qtest_add_func("/ufs-zoned/mcq/opr-edges", test_opr_edges);
     qtest_add_func("/ufs-zoned/mcq/sq-stop-start", test_sq_stop_start);
     qtest_add_func("/ufs-zoned/mcq/sq-cleanup", test_sq_cleanup);
     qtest_add_func("/ufs-zoned/mcq/auto-hibernate", test_auto_hibernate);

@@ -88,7 +88,8 @@ static void ufs_zoned_irq_send(UfsZonedState *s)
                             s->irq_cq_last);
     if (msix) {
         msix_notify(pci, 0);
-    } else {
+    } else if (msi_enabled(pci)) {
+        /* msi_notify() does not look: after a reset it would write 0 to 0 */
         msi_notify(pci, 0);
     }
 }

@@ -945,6 +945,12 @@ void ufs_zoned_mcq_init(UfsZonedState *s)
     memory_region_add_subregion(&s->iomem, UFSZ_MCQ_OPR_BASE, &s->mcq_opr);
 }
 
+/* Unrealize: the subregion holds a reference to the device until removed */
+void ufs_zoned_mcq_exit(UfsZonedState *s)
+{
+    memory_region_del_subregion(&s->iomem, &s->mcq_opr);
+}
+
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val)
 {
     uint32_t q, off;

@@ -555,6 +555,7 @@ void ufs_zoned_prdt_free(UfsZonedReq *req);
 /* mcq.c */
 uint32_t ufs_zoned_mcqcap(UfsZonedState *s);
 void ufs_zoned_mcq_init(UfsZonedState *s);
+void ufs_zoned_mcq_exit(UfsZonedState *s);
 bool ufs_zoned_mcq_read(UfsZonedState *s, hwaddr addr, uint32_t *val);
 bool ufs_zoned_mcq_write(UfsZonedState *s, hwaddr addr, uint32_t val);
 void ufs_zoned_mcq_req_done(UfsZonedState *s, UfsZonedReq *req);

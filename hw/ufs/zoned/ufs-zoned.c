@@ -179,6 +179,9 @@ static void ufs_zoned_exit(PCIDevice *pci)
     ufs_zoned_ahit_cleanup(s);
     ufs_zoned_irq_cleanup(s);
     zr_dispatch_cleanup(&s->dispatch);
+    if (s->mcq) {
+        ufs_zoned_mcq_exit(s);
+    }
 }
 
 static void ufs_zoned_reset(DeviceState *dev)

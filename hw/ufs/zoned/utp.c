@@ -356,8 +356,7 @@ static bool ufs_zoned_sg_fits(UfsZonedReq *req, SCSIRequest *sreq)
     if (!hd) {
         hd = object_class_by_name("scsi-hd");
     }
-    /* OBJECT()->class is object_get_class() without its call */
-    if (!hd || OBJECT(sreq->dev)->class != hd ||
+    if (!hd || object_get_class(OBJECT(sreq->dev)) != hd ||
         req->mig_live || req->xfer_off ||
         !(req->zr.op == ZR_OP_READ || req->zr.op == ZR_OP_WRITE) ||
         sreq->cmd.mode != (req->zr.op == ZR_OP_READ ? SCSI_XFER_FROM_DEV :
@@ -1083,7 +1082,7 @@ static bool ufs_zoned_lu_is_zbc(SCSIDevice *dev)
 {
     static ObjectClass *zbc, *last;
     static bool last_zbc;
-    ObjectClass *cls = OBJECT(dev)->class, *oc;    /* object_get_class() */
+    ObjectClass *cls = object_get_class(OBJECT(dev)), *oc;
 
     if (cls == last) {
         return last_zbc;

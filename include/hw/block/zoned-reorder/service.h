@@ -70,7 +70,11 @@ typedef struct ZrService {
  * @done_ns.  complete() runs once the service time has elapsed and the
  * slot was released; the device completes the command to the guest (or,
  * if its backend I/O is still running, when that finishes).  Both may
- * submit new commands.
+ * submit new commands.  Neither may leave a service-timer hold
+ * (zr_service_timer_hold()) taken when it returns: one zr_service_run()
+ * call completes the zero-latency commands it started before returning
+ * and does not look at holds, so a hold taken inside it would not stop
+ * it (a hold taken and released inside one callback is fine).
  */
 typedef struct ZrServiceOps {
     void (*start)(void *opaque, ZrCmd *cmd, int64_t done_ns);
