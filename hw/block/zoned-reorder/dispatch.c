@@ -226,18 +226,6 @@ void zr_dispatch_reset_stats(ZrDispatch *d)
     memset(d->queue_starts, 0, d->cfg.nr_queues * sizeof(d->queue_starts[0]));
 }
 
-void zr_cmd_init(ZrCmd *cmd, uint32_t tag, uint32_t queue, ZrOp op,
-                 uint64_t lba, uint64_t len, void *opaque)
-{
-    memset(cmd, 0, sizeof(*cmd));
-    cmd->tag = tag;
-    cmd->queue = queue;
-    cmd->op = op;
-    cmd->lba = lba;
-    cmd->len = len;
-    cmd->opaque = opaque;
-}
-
 void zr_dispatch_submit(ZrDispatch *d, ZrCmd *cmd)
 {
     assert(cmd->state == ZR_CMD_IDLE);

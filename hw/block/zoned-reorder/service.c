@@ -161,8 +161,11 @@ void zr_service_insert(ZrService *s, ZrCmd *cmd)
 
 /*
  * Put @cmd in service at @now and return its completion time.  Starting
- * when zr_service_can_start() is false is a device bug.
+ * when zr_service_can_start() is false is a device bug.  Inline in
+ * zr_service_run(); service.h's declaration makes this the external
+ * definition too.
  */
+inline QEMU_ALWAYS_INLINE
 int64_t zr_service_start(ZrService *s, ZrCmd *cmd, int64_t now)
 {
     uint64_t cost = 0;

@@ -233,8 +233,19 @@ void zr_dispatch_set_queue_class(ZrDispatch *d, uint32_t queue,
 void zr_dispatch_reset_stats(ZrDispatch *d);
 
 /* Command flow */
-void zr_cmd_init(ZrCmd *cmd, uint32_t tag, uint32_t queue, ZrOp op,
-                 uint64_t lba, uint64_t len, void *opaque);
+static inline void zr_cmd_init(ZrCmd *cmd, uint32_t tag, uint32_t queue,
+                               ZrOp op, uint64_t lba, uint64_t len,
+                               void *opaque)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->tag = tag;
+    cmd->queue = queue;
+    cmd->op = op;
+    cmd->lba = lba;
+    cmd->len = len;
+    cmd->opaque = opaque;
+}
+
 void zr_dispatch_submit(ZrDispatch *d, ZrCmd *cmd);
 ZrCmd *zr_dispatch_pick(ZrDispatch *d);
 unsigned zr_dispatch_pick_batch(ZrDispatch *d, ZrCmd **out, unsigned max);
