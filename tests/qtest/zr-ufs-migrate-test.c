@@ -132,15 +132,20 @@ static void test_mcq_in_flight(void)
     g_autofree char *props = g_strdup_printf("mcq-queues=2,reorder=rr,"
                                              LAT_1MS " " FILE_LU, img);
     g_autofree char *policy = NULL;
+    g_autofree char *log = NULL;
+    g_autofree char *log_dst = NULL;
     uint64_t starts;
     UfsResp r;
     Ufs *u;
 
     u = mcq_six_writes(props);
     starts = qom_u64(u, "starts");
+    log = qom_str(u, "start-log");
 
     ufs_migrate(u, props);
     g_assert_cmpuint(qom_u64(u, "starts"), ==, starts);
+    log_dst = qom_str(u, "start-log");
+    g_assert_cmpstr(log_dst, ==, log);
     policy = qom_str(u, "reorder");
     g_assert_cmpstr(policy, ==, "none");
     g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, CQTP)), ==, 3 * 32);

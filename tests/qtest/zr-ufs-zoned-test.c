@@ -92,6 +92,41 @@ static void test_bringup(void)
     ufs_stop(u);
 }
 
+/*
+ * start-log keeps the last 32 starts, oldest first: TEST UNIT READYs
+ * through slots 0-31 and then 0-7 one at a time leave slots 8-31 and
+ * 0-7; a write of the property empties it.
+ */
+static void test_start_log(void)
+{
+    Ufs *u = ufs_start("");
+    uint8_t cdb[16] = { TEST_UNIT_READY };
+    g_autoptr(GString) want = g_string_new("");
+    g_autofree char *log = NULL;
+    g_autofree char *empty = NULL;
+    int i;
+
+    qom_set_str(u, "start-log", "");
+    for (i = 0; i < 40; i++) {
+        UfsResp r;
+
+        prep_scsi(u, i % NUTRS, 0, cdb, UFS_UTP_NO_DATA_TRANSFER, 0);
+        ring(u, 1u << (i % NUTRS));
+        wait_done(u, 1u << (i % NUTRS));
+        get_resp(u, i % NUTRS, &r);
+        assert_good(&r);
+    }
+    for (i = 8; i < 40; i++) {
+        g_string_append_printf(want, "%s%d", i > 8 ? "," : "", i % NUTRS);
+    }
+    log = qom_str(u, "start-log");
+    g_assert_cmpstr(log, ==, want->str);
+    qom_set_str(u, "start-log", "");
+    empty = qom_str(u, "start-log");
+    g_assert_cmpstr(empty, ==, "");
+    ufs_stop(u);
+}
+
 static void test_queries(void)
 {
     Ufs *u = ufs_boot("");
@@ -781,6 +816,7 @@ int main(int argc, char **argv)
     g_test_init(&argc, &argv, NULL);
     qtest_add_func("/ufs-zoned/bringup", test_bringup);
     qtest_add_func("/ufs-zoned/queries", test_queries);
+    qtest_add_func("/ufs-zoned/start-log", test_start_log);
     qtest_add_func("/ufs-zoned/read-write", test_read_write);
     for (i = 0; i < ARRAY_SIZE(policy_cases); i++) {
         g_autofree char *name = g_strdup_printf("/ufs-zoned/policy/%s",

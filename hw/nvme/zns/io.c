@@ -624,17 +624,9 @@ static void nz_svc_start(void *opaque, ZrCmd *cmd, int64_t done_ns)
     NzReq *r = cmd->opaque;
     NzCtrl *s = r->s;
 
-    uint32_t entry = (uint32_t)r->sqid << 16 | le16_to_cpu(r->cmd.cid);
-
     r->state = NZ_REQ_RUN;
-    if (s->start_log_n < NZ_START_LOG) {
-        s->start_log[(s->start_log_head + s->start_log_n++) %
-                     NZ_START_LOG] = entry;
-    } else {
-        /* full: the newest takes the oldest's place */
-        s->start_log[s->start_log_head] = entry;
-        s->start_log_head = (s->start_log_head + 1) % NZ_START_LOG;
-    }
+    zr_start_log_add(&s->start_log,
+                     (uint32_t)r->sqid << 16 | le16_to_cpu(r->cmd.cid));
     trace_nvme_zns_start(r->sqid, le16_to_cpu(r->cmd.cid), r->cmd.opcode,
                          r->slba, r->nlb, cmd->overtaken);
     nz_io_start(r);

@@ -222,18 +222,6 @@ static void nz_mig_mark_list(NzReq *r, uint8_t list, uint32_t *pos)
     r->mig_pos = (*pos)++;
 }
 
-/* The start log goes out oldest first from index 0, as it always did */
-static void nz_start_log_linearize(NzCtrl *s)
-{
-    uint32_t tmp[NZ_START_LOG], i;
-
-    for (i = 0; i < NZ_START_LOG; i++) {
-        tmp[i] = s->start_log[(s->start_log_head + i) % NZ_START_LOG];
-    }
-    memcpy(s->start_log, tmp, sizeof(tmp));
-    s->start_log_head = 0;
-}
-
 static int nz_pre_save(void *opaque)
 {
     NzCtrl *s = opaque;
@@ -258,7 +246,7 @@ static int nz_pre_save(void *opaque)
         error_report("nvme-zns: cannot migrate with backend I/O in flight");
         return -EBUSY;
     }
-    nz_start_log_linearize(s);
+    zr_start_log_linearize(&s->start_log);
     for (i = 0; i < NZ_NR_REQS; i++) {
         r = &s->req[i];
         if (r->state == NZ_REQ_FREE) {
@@ -314,7 +302,7 @@ static void nz_mig_unload(NzCtrl *s)
     }
     memset(s->aer, 0, sizeof(s->aer));
     s->nr_aer = 0;
-    s->start_log_n = s->start_log_head = 0;
+    zr_start_log_clear(&s->start_log);
     s->mig_loaded = false;
 }
 
@@ -380,7 +368,7 @@ static bool nz_mig_queues_ok(NzCtrl *s, Error **errp)
         }
     }
     if (s->nr_aer > NZ_AERL + 1 || s->nr_events > NZ_MAX_EVENTS ||
-        s->start_log_n > NZ_START_LOG) {
+        !zr_start_log_loaded(&s->start_log)) {
         error_setg(errp, "saved counts out of range");
         return false;
     }
@@ -588,7 +576,6 @@ static int nz_post_load(void *opaque, int version_id)
     bitmap_zero(deleting, NZ_NR_Q);
     bitmap_zero(aer_seen, NZ_NR_REQS);
 
-    s->start_log_head = 0;     /* the log came oldest first */
     /* the contexts' own states were loaded as mig_state */
     s->io_reqs_busy = 0;
     bitmap_fill(s->io_free, NZ_IO_REQS);
@@ -927,8 +914,8 @@ const VMStateDescription vmstate_nvme_zns = {
         VMSTATE_UINT64(aborts_done, NzCtrl),
         VMSTATE_UINT64(resets, NzCtrl),
         VMSTATE_UINT64(zone_invalid_writes, NzCtrl),
-        VMSTATE_UINT32_ARRAY(start_log, NzCtrl, NZ_START_LOG),
-        VMSTATE_UINT32(start_log_n, NzCtrl),
+        VMSTATE_UINT32_ARRAY(start_log.entry, NzCtrl, ZR_START_LOG_LEN),
+        VMSTATE_UINT32(start_log.n, NzCtrl),
         VMSTATE_STRUCT(dispatch, NzCtrl, 1, vmstate_zr_dispatch, ZrDispatch),
         VMSTATE_STRUCT(svc, NzCtrl, 1, vmstate_zr_service, ZrService),
         /* the MSI-X table and PBA (BAR 4), before post_load checks all */

@@ -34,6 +34,7 @@
 #include "hw/block/block.h"
 #include "block/nvme.h"
 #include "system/block-backend.h"
+#include "hw/block/zoned-reorder/start-log.h"
 #include "hw/block/zoned-reorder/dispatch.h"
 #include "hw/block/zoned-reorder/dma-ram.h"
 #include "hw/block/zoned-reorder/service.h"
@@ -83,7 +84,6 @@ OBJECT_DECLARE_SIMPLE_TYPE(NzNs, NVME_ZNS_NS)
 #define NZ_LBA_SHIFT            48      /* dispatch LBA: nsid << 48 | lba */
 #define NZ_MAX_EVENTS           16      /* queued asynchronous events */
 #define NZ_MAX_CHANGED_ZONES    511     /* Changed Zone List entries */
-#define NZ_START_LOG            32      /* remembered start order */
 #define NZ_CC_AMS_WRRU          1       /* CC.AMS: WRR with urgent class */
 
 /* Service-model defaults (documented in nvme-zns.rst) */
@@ -395,9 +395,7 @@ struct NzCtrl {
     uint64_t aborts_done;
     uint64_t resets;
     uint64_t zone_invalid_writes;
-    uint32_t start_log[NZ_START_LOG];  /* sqid << 16 | cid, a ring */
-    uint32_t start_log_n;
-    uint32_t start_log_head;    /* the oldest entry; 0 in migration */
+    ZrStartLog start_log;       /* sqid << 16 | cid */
 };
 
 /* Hot paths reach the PCI device without a checked QOM cast */

@@ -284,8 +284,8 @@ static char *nz_get_start_log(Object *obj, Error **errp)
     GString *str = g_string_new("");
     uint32_t i;
 
-    for (i = 0; i < s->start_log_n; i++) {
-        uint32_t e = s->start_log[(s->start_log_head + i) % NZ_START_LOG];
+    for (i = 0; i < s->start_log.n; i++) {
+        uint32_t e = zr_start_log_get(&s->start_log, i);
 
         g_string_append_printf(str, "%s%u:%u", i ? "," : "", e >> 16,
                                e & 0xffff);
@@ -295,10 +295,7 @@ static char *nz_get_start_log(Object *obj, Error **errp)
 
 static void nz_set_start_log(Object *obj, const char *value, Error **errp)
 {
-    NzCtrl *s = NVME_ZNS(obj);
-
-    s->start_log_n = 0;                 /* any write clears the log */
-    s->start_log_head = 0;
+    zr_start_log_clear(&NVME_ZNS(obj)->start_log);  /* any write clears it */
 }
 
 /* Commands started from each I/O SQ, SQ 1 first: "12,30" */

@@ -290,6 +290,7 @@ static int ufs_zoned_pre_save(void *opaque)
             return -EBUSY;
         }
     }
+    zr_start_log_linearize(&s->start_log);
     /* Each CQ's completions that wait for room, in their order */
     for (c = 0; c < UFSZ_MCQ_MAX_QUEUES; c++) {
         UfsZonedReq *req;
@@ -420,7 +421,7 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
     Error *err = NULL;
 
     ufs_zoned_mig_derive(s);
-    if (s->nr_rings > UFSZ_NUTRS || s->start_log_n > UFSZ_START_LOG) {
+    if (s->nr_rings > UFSZ_NUTRS || !zr_start_log_loaded(&s->start_log)) {
         error_setg(&err, "saved queue lengths out of range");
         goto fail;
     }
@@ -866,8 +867,9 @@ const VMStateDescription vmstate_ufs_zoned = {
         VMSTATE_UINT64(cleared, UfsZonedState),
         VMSTATE_UINT64(sq_cleanups, UfsZonedState),
         VMSTATE_UINT64(host_resets, UfsZonedState),
-        VMSTATE_UINT32_ARRAY(start_log, UfsZonedState, UFSZ_START_LOG),
-        VMSTATE_UINT32(start_log_n, UfsZonedState),
+        VMSTATE_UINT32_ARRAY(start_log.entry, UfsZonedState,
+                             ZR_START_LOG_LEN),
+        VMSTATE_UINT32(start_log.n, UfsZonedState),
         VMSTATE_STRUCT(dispatch, UfsZonedState, 1, vmstate_zr_dispatch,
                        ZrDispatch),
         VMSTATE_STRUCT(svc, UfsZonedState, 1, vmstate_zr_service,

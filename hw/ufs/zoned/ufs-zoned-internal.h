@@ -29,13 +29,13 @@
 #include "hw/block/zoned-reorder/dma-ram.h"
 #include "hw/block/zoned-reorder/service.h"
 #include "hw/block/zoned-reorder/service-timer.h"
+#include "hw/block/zoned-reorder/start-log.h"
 #include "hw/block/zoned-reorder/vclock-hold.h"
 #include "hw/block/zoned-reorder/work.h"
 
 #define UFSZ_NUTRS              32      /* transfer request slots */
 #define UFSZ_NUTMRS             8       /* task management slots */
 #define UFSZ_MAX_LUS            32      /* bMaxNumberLU = 1 */
-#define UFSZ_START_LOG          32      /* remembered start order */
 #define UFSZ_LUN_SHIFT          48      /* dispatch engine LBA: LUN << 48 */
 #define UFSZ_LBA(zr_lba)        ((zr_lba) & ((1ULL << UFSZ_LUN_SHIFT) - 1))
 
@@ -324,8 +324,7 @@ struct UfsZonedState {
     uint64_t cleared;
     uint64_t sq_cleanups;
     uint64_t host_resets;
-    uint32_t start_log[UFSZ_START_LOG];
-    uint32_t start_log_n;
+    ZrStartLog start_log;       /* legacy: slot; MCQ: (SQ + 1) << 16 | tag */
 
     Notifier machine_done;
 

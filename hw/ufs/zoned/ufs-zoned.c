@@ -192,7 +192,7 @@ static void ufs_zoned_reset(DeviceState *dev)
     ufs_zoned_query_reset(s);
     ufs_zoned_ahit_reset(s);
     ufs_zoned_regs_reset(s);
-    s->start_log_n = 0;
+    zr_start_log_clear(&s->start_log);
 }
 
 /* --- properties and counters ------------------------------------------ */
@@ -267,8 +267,8 @@ static char *ufs_zoned_get_start_log(Object *obj, Error **errp)
     GString *str = g_string_new("");
     uint32_t i;
 
-    for (i = 0; i < s->start_log_n; i++) {
-        uint32_t e = s->start_log[i];
+    for (i = 0; i < s->start_log.n; i++) {
+        uint32_t e = zr_start_log_get(&s->start_log, i);
 
         g_string_append(str, i ? "," : "");
         if (e >> 16) {
@@ -307,7 +307,7 @@ static char *ufs_zoned_get_unaligned_per_lu(Object *obj, Error **errp)
 static void ufs_zoned_set_start_log(Object *obj, const char *value,
                                     Error **errp)
 {
-    UFS_ZONED(obj)->start_log_n = 0;    /* any write clears the log */
+    zr_start_log_clear(&UFS_ZONED(obj)->start_log);  /* any write clears it */
 }
 
 static const Property ufs_zoned_props[] = {

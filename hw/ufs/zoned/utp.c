@@ -643,14 +643,8 @@ static inline SCSIDevice *ufs_zoned_lu_find(UfsZonedState *s, uint8_t lun)
 /* Legacy: the slot; MCQ: (SQ + 1) << 16 | task tag */
 static void ufs_zoned_log_start(UfsZonedState *s, UfsZonedReq *req)
 {
-    if (s->start_log_n == UFSZ_START_LOG) {
-        memmove(s->start_log, s->start_log + 1,
-                sizeof(s->start_log[0]) * (UFSZ_START_LOG - 1));
-        s->start_log_n--;
-    }
-    s->start_log[s->start_log_n++] = req->sq < 0 ? req->tag :
-                                     ((uint32_t)(req->sq + 1) << 16) |
-                                     req->tag;
+    zr_start_log_add(&s->start_log, req->sq < 0 ? req->tag :
+                     ((uint32_t)(req->sq + 1) << 16) | req->tag);
 }
 
 /*
