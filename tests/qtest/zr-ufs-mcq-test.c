@@ -343,7 +343,12 @@ static void test_legacy_refuses_mcq(void)
     wr(u, A_CONFIG, 1);
     g_assert_cmphex(rd(u, A_CONFIG), ==, 0);
     g_assert_cmphex(rd(u, ufs_mcq_cfg_reg(0, A_SQDAO)), ==, 0);
-    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, SQHP)), ==, 0);   /* no region */
+    g_assert_cmphex(rd(u, ufs_mcq_sq_reg(0, SQHP)), ==, 0);
+    {
+        g_autofree char *mtree = qtest_hmp(u->qts, "info mtree");
+
+        g_assert_null(strstr(mtree, "ufs-zoned-mcq-opr"));    /* no region */
+    }
     nop(u, 0);
     ufs_stop(u);
 }
@@ -358,6 +363,9 @@ static void test_opr_edges(void)
 {
     Ufs *u = mcq_start("mcq-queues=2", 2, 8);
     uint32_t tail = opr(u, 0, SQTP);
+    g_autofree char *mtree = qtest_hmp(u->qts, "info mtree");
+
+    g_assert_nonnull(strstr(mtree, "ufs-zoned-mcq-opr"));
 
     g_assert_cmphex(rd(u, ufs_mcq_sq_reg(2, SQHP)), ==, 0);
     wr(u, ufs_mcq_sq_reg(2, SQTP), 0x40);

@@ -185,12 +185,29 @@ static void test_legacy_in_flight(void)
 {
     g_autofree char *img = make_image();
     g_autofree char *props = g_strdup_printf(LAT_1MS " " FILE_LU, img);
+    uint8_t tur[16] = { TEST_UNIT_READY };
+    g_autoptr(GString) want = g_string_new("");
+    g_autofree char *log = NULL;
+    g_autofree char *log_dst = NULL;
     UfsResp r;
     Ufs *u;
     int i;
 
     ufs_test_mode = "legacy";
     u = ufs_start(props);
+    /*
+     * 34 TEST UNIT READYs through slots 4-31, 4-9 first: with the two
+     * writes started below, the 32-entry start log has wrapped, and it
+     * must come across oldest first.
+     */
+    for (i = 0; i < 34; i++) {
+        scsi(u, 4 + i % 28, 0, tur, UFS_UTP_NO_DATA_TRANSFER, NULL, 0, &r);
+        assert_good(&r);
+        if (i >= 4) {
+            g_string_append_printf(want, "%d,", 4 + i % 28);
+        }
+    }
+    g_string_append(want, "0,1");
     for (i = 0; i < 4; i++) {
         ufs_queue_write(u, 0, i, Z + i);
     }
@@ -198,9 +215,13 @@ static void test_legacy_in_flight(void)
     ring(u, 0xc);
     ufs_step(u, 1500 * 1000);
     wait_doorbell(u, 0xe);
+    log = qom_str(u, "start-log");
+    g_assert_cmpstr(log, ==, want->str);
 
     ufs_migrate(u, props);
     g_assert_cmphex(rd(u, A_UTRLDBR), ==, 0xe);
+    log_dst = qom_str(u, "start-log");
+    g_assert_cmpstr(log_dst, ==, log);
     wait_done(u, 0xf);
     check_all_good(u, 4);
     check_data(u, 8, 4);

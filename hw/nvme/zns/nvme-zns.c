@@ -284,7 +284,7 @@ static char *nz_get_start_log(Object *obj, Error **errp)
     GString *str = g_string_new("");
     uint32_t i;
 
-    for (i = 0; i < s->start_log.n; i++) {
+    for (i = 0; i < zr_start_log_len(&s->start_log); i++) {
         uint32_t e = zr_start_log_get(&s->start_log, i);
 
         g_string_append_printf(str, "%s%u:%u", i ? "," : "", e >> 16,

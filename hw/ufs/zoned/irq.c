@@ -83,13 +83,21 @@ static void ufs_zoned_irq_send(UfsZonedState *s)
     bool msix = msix_enabled(pci);
 
     s->irq_msg_pending = false;
+    if (!msix && !msi_enabled(pci)) {
+        /*
+         * The cached mode was stale (msi_notify() does not look: after a
+         * PCI reset it would write 0 to address 0): ask again, the pin.
+         */
+        s->msg_mode_known = false;
+        ufs_zoned_irq_update(s);
+        return;
+    }
     s->interrupts++;
     trace_ufs_zoned_irq_msg(msix ? "MSI-X" : "MSI", s->irq_is_last,
                             s->irq_cq_last);
     if (msix) {
         msix_notify(pci, 0);
-    } else if (msi_enabled(pci)) {
-        /* msi_notify() does not look: after a reset it would write 0 to 0 */
+    } else {
         msi_notify(pci, 0);
     }
 }

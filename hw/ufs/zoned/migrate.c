@@ -421,8 +421,12 @@ static int ufs_zoned_post_load(void *opaque, int version_id)
     Error *err = NULL;
 
     ufs_zoned_mig_derive(s);
-    if (s->nr_rings > UFSZ_NUTRS || !zr_start_log_loaded(&s->start_log)) {
+    if (s->nr_rings > UFSZ_NUTRS) {
         error_setg(&err, "saved queue lengths out of range");
+        goto fail;
+    }
+    if (!zr_start_log_loaded(&s->start_log)) {
+        error_setg(&err, "saved start log count out of range");
         goto fail;
     }
     if (!ufs_zoned_mcq_post_load(s, &err)) {

@@ -37,6 +37,7 @@ typedef struct ZrDmaRam {
 
 void zr_dma_ram_init(ZrDmaRam *r, AddressSpace *as, const char *name);
 void zr_dma_ram_cleanup(ZrDmaRam *r);
+/* Internal: zr_dma_ram_contains() when its fast path has no answer */
 bool zr_dma_ram_contains_slow(ZrDmaRam *r, hwaddr addr, uint64_t len);
 
 /*

@@ -34,7 +34,13 @@ static inline void zr_start_log_add(ZrStartLog *l, uint32_t e)
     }
 }
 
-/* Entry @i, 0 the oldest (@i < l->n) */
+/* How many entries there are (a count a failed load left is bounded) */
+static inline uint32_t zr_start_log_len(const ZrStartLog *l)
+{
+    return MIN(l->n, ZR_START_LOG_LEN);
+}
+
+/* Entry @i, 0 the oldest (@i < zr_start_log_len()) */
 static inline uint32_t zr_start_log_get(const ZrStartLog *l, uint32_t i)
 {
     return l->entry[(l->head + i) % ZR_START_LOG_LEN];
@@ -58,11 +64,15 @@ static inline void zr_start_log_linearize(ZrStartLog *l)
     l->head = 0;
 }
 
-/* After a load: false if the saved count does not fit */
+/* After a load: false (and the log emptied) if the saved count does not fit */
 static inline bool zr_start_log_loaded(ZrStartLog *l)
 {
     l->head = 0;
-    return l->n <= ZR_START_LOG_LEN;
+    if (l->n > ZR_START_LOG_LEN) {
+        l->n = 0;
+        return false;
+    }
+    return true;
 }
 
 #endif
